@@ -1,0 +1,50 @@
+// An accelerator (GPU) as its datasheet describes it. Figures are SI: bytes, bytes/s, FLOP/s.
+#ifndef CLOUDFIT_ACCELERATOR_H_
+#define CLOUDFIT_ACCELERATOR_H_
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cloudfit {
+
+// Numeric formats with a datasheet peak. Tensor-core peaks where the hardware has them.
+enum class Precision { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
+inline constexpr int kPrecisionCount = 6;
+std::string_view PrecisionName(Precision precision);  // "fp32", "tf32", ...
+bool ParsePrecision(std::string_view name, Precision* out);
+
+struct Accelerator {
+  std::string name;  // canonical, e.g. "A100-SXM4-80GB"
+  std::string vendor;
+  std::vector<std::string> aliases;
+  std::string architecture;
+  std::string compute_capability;  // empty for non-NVIDIA parts
+  std::string form_factor;
+  double memory_bytes = 0;
+  std::string memory_type;
+  double memory_bandwidth_bytes_per_s = 0;
+  // Dense peak per precision; nullopt where the hardware has no support for it.
+  std::array<std::optional<double>, kPrecisionCount> peak_flops;
+  double nvlink_bytes_per_s = 0;  // both directions, per GPU; 0 without NVLink
+  int pcie_gen = 0;
+  double tdp_w = 0;
+  int rt_cores = 0;
+  int nvenc = 0;
+  bool av1_encode = false;
+  bool vgpu = false;
+  int launch_year = 0;
+  std::string source;
+  std::string as_of;
+  std::string notes;
+
+  std::optional<double> peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
+  // Datasheets' "GB" of GPU memory, which are GiB (see docs/data-format.md).
+  double memory_gib() const { return memory_bytes / (1024.0 * 1024.0 * 1024.0); }
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_ACCELERATOR_H_

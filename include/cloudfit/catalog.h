@@ -1,0 +1,91 @@
+// The catalog: accelerators, CPU generations, instance types with prices, models and currency
+// rates, loaded from the CSV files under data/ (compiled in) or from a directory of the same
+// layout. See docs/data-format.md for the files.
+#ifndef CLOUDFIT_CATALOG_H_
+#define CLOUDFIT_CATALOG_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudfit/accelerator.h"
+#include "cloudfit/cpu.h"
+#include "cloudfit/instance.h"
+#include "cloudfit/model.h"
+#include "cloudfit/status.h"
+
+namespace cloudfit {
+
+struct CurrencyRate {
+  std::string currency;
+  double usd_per_unit = 0;
+  std::string as_of;
+  std::string source;
+};
+
+// The catalog files by path relative to the catalog root, e.g. "instances/aws.csv".
+using CatalogFiles = std::map<std::string, std::string>;
+
+// The environment variable that points cloudfit at another catalog directory.
+inline constexpr const char* kCatalogEnvVar = "CLOUDFIT_CATALOG";
+
+class Catalog {
+ public:
+  Catalog() = default;
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+  // Moving keeps the addresses of the elements, so pointers between tables stay valid.
+  Catalog(Catalog&&) = default;
+  Catalog& operator=(Catalog&&) = default;
+
+  // Parses and cross-checks the files. `origin` names them in messages ("built-in", a path).
+  static Status FromFiles(CatalogFiles files, std::string origin, Catalog* out);
+  static Status LoadBuiltIn(Catalog* out);
+  static Status LoadDirectory(const std::string& dir, Catalog* out);
+  // `dir` if not empty, else $CLOUDFIT_CATALOG if set, else the built-in catalog.
+  static Status LoadDefault(const std::string& dir, Catalog* out);
+
+  const std::vector<Accelerator>& accelerators() const { return accelerators_; }
+  const std::vector<CpuGeneration>& cpus() const { return cpus_; }
+  const std::vector<InstanceType>& instances() const { return instances_; }
+  const std::vector<Model>& models() const { return models_; }
+  const std::vector<CurrencyRate>& currencies() const { return currencies_; }
+  const CatalogFiles& files() const { return files_; }
+  const std::string& origin() const { return origin_; }
+
+  // Resolves a GPU name through names and aliases, case-insensitively and ignoring spaces,
+  // '-', '_' and '.'; a trailing memory size ("RTX 3090 24GB", "a100 80g") picks the variant
+  // with that memory. NotFound carries a "did you mean" list.
+  Status FindAccelerator(std::string_view name, const Accelerator** out) const;
+  const CpuGeneration* FindCpu(std::string_view name) const;
+  Status FindModel(std::string_view name, const Model** out) const;
+  // Instance types are looked up by their provider's API name, case-insensitively.
+  Status FindInstance(std::string_view name, const InstanceType** out) const;
+  const CurrencyRate* FindCurrency(std::string_view code) const;
+  // Converts between currencies through the USD rates of currency.csv.
+  Status Convert(double amount, std::string_view from, std::string_view to, double* out) const;
+
+  // Names of every provider with at least one instance type, sorted.
+  std::vector<std::string> Providers() const;
+
+ private:
+  friend class CatalogBuilder;
+
+  CatalogFiles files_;
+  std::string origin_;
+  std::vector<Accelerator> accelerators_;
+  std::vector<CpuGeneration> cpus_;
+  std::vector<InstanceType> instances_;
+  std::vector<Model> models_;
+  std::vector<CurrencyRate> currencies_;
+  std::map<std::string, const Accelerator*> accelerator_index_;  // normalized name -> row
+  std::map<std::string, const CpuGeneration*> cpu_index_;
+  std::map<std::string, const Model*> model_index_;
+  std::map<std::string, const InstanceType*> instance_index_;  // lower-case name -> row
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CATALOG_H_

@@ -1,0 +1,43 @@
+// What a loaded catalog holds: counts per provider and region, and how old its prices are.
+#ifndef CLOUDFIT_CATALOG_INFO_H_
+#define CLOUDFIT_CATALOG_INFO_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cloudfit/catalog.h"
+
+namespace cloudfit {
+
+// Prices older than this many days draw a warning: cloud prices move within a quarter.
+inline constexpr int kStalePriceDays = 90;
+
+struct ProviderSummary {
+  std::string provider;
+  int instance_types = 0;
+  int gpu_instance_types = 0;
+  int offers = 0;         // (type, region) rows
+  int priced_offers = 0;  // rows with at least one known price
+  std::map<std::string, int> offers_per_region;
+  int oldest_as_of_days = 0;
+  int newest_as_of_days = 0;
+};
+
+struct CatalogSummary {
+  std::string origin;
+  int accelerators = 0;
+  int cpus = 0;
+  int models = 0;
+  std::vector<ProviderSummary> providers;
+  int oldest_as_of_days = 0;  // over priced rows only
+  int newest_as_of_days = 0;
+  int today_days = 0;
+  std::vector<std::string> warnings;  // e.g. stale prices, per provider
+};
+
+CatalogSummary Summarize(const Catalog& catalog, int today_days);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CATALOG_INFO_H_

@@ -1,0 +1,33 @@
+// A CPU generation as used by cloud instances: peak arithmetic per vCPU and memory bandwidth.
+#ifndef CLOUDFIT_CPU_H_
+#define CLOUDFIT_CPU_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cloudfit {
+
+struct CpuGeneration {
+  std::string name;  // e.g. "Intel Xeon Sapphire Rapids"
+  std::string vendor;
+  std::vector<std::string> aliases;  // model numbers and code names clouds print
+  std::string arch;                  // x86_64 or arm64
+  std::string isa;                   // widest vector/matrix ISA: avx2, avx512, amx, neon, sve
+  double sustained_hz = 0;
+  int threads_per_core = 1;
+  double fp32_flops_per_vcpu = 0;
+  std::optional<double> bf16_flops_per_vcpu;
+  std::optional<double> int8_ops_per_vcpu;
+  int cores_per_socket = 0;
+  int memory_channels = 0;
+  std::string memory_type;
+  double memory_bandwidth_bytes_per_s_per_socket = 0;
+  int launch_year = 0;
+  std::string source;
+  std::string as_of;
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CPU_H_

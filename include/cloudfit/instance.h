@@ -1,0 +1,66 @@
+// A cloud instance type and its prices per region.
+#ifndef CLOUDFIT_INSTANCE_H_
+#define CLOUDFIT_INSTANCE_H_
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudfit/accelerator.h"
+#include "cloudfit/cpu.h"
+
+namespace cloudfit {
+
+enum class PricingMode { kOnDemand, kSpot, kReserved1y, kReserved3y };
+inline constexpr int kPricingModeCount = 4;
+// "ondemand", "spot", "reserved-1y", "reserved-3y" (the forms users type on the command line).
+std::string_view PricingModeName(PricingMode mode);
+// Also accepts "on-demand", "reserved_1y", "1y", "3y".
+bool ParsePricingMode(std::string_view name, PricingMode* out);
+
+struct RegionPrice {
+  std::string region;
+  // Per hour in `currency`; nullopt when the price is not known. Never 0 for unknown.
+  std::array<std::optional<double>, kPricingModeCount> per_hour;
+  std::string currency;
+  int as_of_days = 0;  // days since 1970-01-01
+  std::string source;
+  std::string notes;
+
+  std::optional<double> price(PricingMode mode) const { return per_hour[static_cast<int>(mode)]; }
+  bool any_price() const;
+};
+
+struct InstanceType {
+  std::string provider;
+  std::string name;
+  std::string family;
+  // nullptr for CPU-only types, and for GPUs whose model the provider does not disclose.
+  const Accelerator* gpu = nullptr;
+  double gpu_count = 0;  // fractional for vGPU slices
+  double gpu_memory_bytes = 0;       // total GPU memory the instance sees
+  int vcpus = 0;
+  double memory_bytes = 0;
+  const CpuGeneration* cpu = nullptr;  // nullptr when unknown
+  std::string cpu_name;                // as the data file gives it
+  std::string arch;
+  double network_bits_per_s = 0;
+  double local_disk_bytes = 0;
+  std::string local_disk_type;
+  std::vector<RegionPrice> regions;
+  std::string source;  // the file:line that defined the shape
+  std::string shape_source;  // where the shape figures come from (URL)
+
+  bool has_gpu() const { return gpu_count > 0; }
+  // The GPU's name, or "undisclosed" when the provider masks it.
+  std::string gpu_name() const { return gpu ? gpu->name : has_gpu() ? "undisclosed" : ""; }
+  double memory_gib() const { return memory_bytes / (1024.0 * 1024 * 1024); }
+  double gpu_memory_gib() const { return gpu_memory_bytes / (1024.0 * 1024 * 1024); }
+  const RegionPrice* FindRegion(std::string_view region) const;
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_INSTANCE_H_

@@ -1,0 +1,239 @@
+#include "cloudfit/catalog.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "catalog/embedded_data.h"
+#include "catalog/loaders.h"
+#include "util/file.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+constexpr const char* kInstancesDir = "instances/";
+
+Status ParseFile(const CatalogFiles& files, const std::string& origin, const std::string& name,
+                 CsvTable* table) {
+  auto it = files.find(name);
+  if (it == files.end()) {
+    return Status::Corruption(fmt::format("{}: the catalog has no {}", origin, name));
+  }
+  std::string path = origin == "built-in" ? "data/" + name : origin + "/" + name;
+  return ParseCsv(it->second, path, CsvOptions(), table);
+}
+
+// Registers every name and alias of `rows` under its normalized form; two rows claiming one
+// name is an error naming both.
+template <typename Row>
+Status BuildIndex(const std::vector<Row>& rows, const CsvTable& table, const char* what,
+                  std::map<std::string, const Row*>* index) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::string> names = rows[i].aliases;
+    names.insert(names.begin(), rows[i].name);
+    for (const std::string& name : names) {
+      std::string key = NormalizeName(name);
+      auto [it, inserted] = index->emplace(key, &rows[i]);
+      if (!inserted && it->second != &rows[i]) {
+        return Status::Corruption(fmt::format("{}:{}: field 'aliases': '{}' of {} '{}' already "
+                                              "names '{}'",
+                                              table.path, table.rows[i].line, name, what,
+                                              rows[i].name, it->second->name));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+template <typename Row>
+std::vector<std::string> AllNames(const std::vector<Row>& rows) {
+  std::vector<std::string> names;
+  for (const Row& row : rows) {
+    names.push_back(row.name);
+    names.insert(names.end(), row.aliases.begin(), row.aliases.end());
+  }
+  return names;
+}
+
+}  // namespace
+
+// Fills a Catalog from its files in dependency order: instances refer to accelerators, CPUs
+// and currencies, so those come first.
+class CatalogBuilder {
+ public:
+  static Status Build(CatalogFiles files, std::string origin, Catalog* out) {
+    Catalog c;
+    c.files_ = std::move(files);
+    c.origin_ = std::move(origin);
+    CsvTable table;
+    Status s = ParseFile(c.files_, c.origin_, "accelerators.csv", &table);
+    if (s.ok()) s = ParseAccelerators(table, &c.accelerators_);
+    if (s.ok()) s = BuildIndex(c.accelerators_, table, "accelerator", &c.accelerator_index_);
+    if (s.ok()) s = ParseFile(c.files_, c.origin_, "cpus.csv", &table);
+    if (s.ok()) s = ParseCpus(table, &c.cpus_);
+    if (s.ok()) s = BuildIndex(c.cpus_, table, "CPU", &c.cpu_index_);
+    if (s.ok()) s = ParseFile(c.files_, c.origin_, "currency.csv", &table);
+    if (s.ok()) s = ParseCurrencies(table, &c.currencies_);
+    if (s.ok()) s = ParseFile(c.files_, c.origin_, "models.csv", &table);
+    if (s.ok()) s = ParseModels(table, &c.models_);
+    if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
+    if (!s.ok()) return s;
+
+    // Instance files: every instances/<provider>.csv. The vector is sized once so that the
+    // pointers in the index stay valid.
+    std::vector<InstanceType> instances;
+    for (const auto& [name, contents] : c.files_) {
+      if (!StartsWith(name, kInstancesDir) || !EndsWith(name, ".csv")) continue;
+      std::string provider = name.substr(10, name.size() - 10 - 4);
+      s = ParseFile(c.files_, c.origin_, name, &table);
+      if (s.ok()) s = ParseInstances(table, provider, c, &instances);
+      if (!s.ok()) return s;
+    }
+    c.instances_ = std::move(instances);
+    // A bare name that two providers share resolves to the first; "provider/name" is exact.
+    for (const InstanceType& t : c.instances_) {
+      std::string key = ToLower(t.name);
+      c.instance_index_.emplace(key, &t);
+      c.instance_index_.emplace(t.provider + "/" + key, &t);
+    }
+    *out = std::move(c);
+    return Status::OK();
+  }
+};
+
+Status Catalog::FromFiles(CatalogFiles files, std::string origin, Catalog* out) {
+  return CatalogBuilder::Build(std::move(files), std::move(origin), out);
+}
+
+Status Catalog::LoadBuiltIn(Catalog* out) {
+  CatalogFiles files;
+  for (const EmbeddedFile& f : EmbeddedDataFiles()) files.emplace(f.path, std::string(f.data, f.size));
+  return FromFiles(std::move(files), "built-in", out);
+}
+
+Status Catalog::LoadDirectory(const std::string& dir, Catalog* out) {
+  CatalogFiles files;
+  Status s = ReadCsvTree(dir, &files);
+  if (!s.ok()) return s;
+  return FromFiles(std::move(files), dir, out);
+}
+
+Status Catalog::LoadDefault(const std::string& dir, Catalog* out) {
+  if (!dir.empty()) return LoadDirectory(dir, out);
+  if (const char* env = std::getenv(kCatalogEnvVar); env != nullptr && *env != '\0') {
+    return LoadDirectory(env, out);
+  }
+  return LoadBuiltIn(out);
+}
+
+Status Catalog::FindAccelerator(std::string_view name, const Accelerator** out) const {
+  std::string key = NormalizeName(name);
+  if (auto it = accelerator_index_.find(key); it != accelerator_index_.end()) {
+    *out = it->second;
+    return Status::OK();
+  }
+  // "RTX 3090 24GB", "a100 80g": a known name followed by a memory size.
+  static const std::regex kMemorySuffix(R"(^(.*[a-z].*?)(\d+)g(b|ib)?$)");
+  std::smatch match;
+  if (std::regex_match(key, match, kMemorySuffix)) {
+    std::string base = match[1].str();
+    double gib = std::stod(match[2].str());
+    auto matches_memory = [gib](const Accelerator* a) {
+      return std::abs(a->memory_bytes / kBytesPerGib - gib) <= 0.05 * gib + 0.5;
+    };
+    auto it = accelerator_index_.find(base);
+    if (it != accelerator_index_.end() && matches_memory(it->second)) {
+      *out = it->second;
+      return Status::OK();
+    }
+    // Another variant of the same part with that memory, preferring the base's form factor.
+    const Accelerator* best = nullptr;
+    for (const auto& [other_key, a] : accelerator_index_) {
+      if (!StartsWith(other_key, base) || !matches_memory(a)) continue;
+      bool same_form = it != accelerator_index_.end() && a->form_factor == it->second->form_factor;
+      if (best == nullptr || same_form) best = a;
+      if (same_form) break;
+    }
+    if (best != nullptr) {
+      *out = best;
+      return Status::OK();
+    }
+  }
+  return Status::NotFound(fmt::format("unknown GPU '{}'{}", name,
+                                      DidYouMean(ClosestNames(name, AllNames(accelerators_)))));
+}
+
+const CpuGeneration* Catalog::FindCpu(std::string_view name) const {
+  auto it = cpu_index_.find(NormalizeName(name));
+  if (it != cpu_index_.end()) return it->second;
+  // Clouds print full model strings ("Intel Xeon Platinum 8488C"): match a known alias
+  // appearing as a whole word inside it.
+  std::string key = NormalizeName(name);
+  const CpuGeneration* best = nullptr;
+  size_t best_length = 0;
+  for (const auto& [alias, cpu] : cpu_index_) {
+    if (alias.size() >= 4 && alias.size() > best_length && key.find(alias) != std::string::npos) {
+      best = cpu;
+      best_length = alias.size();
+    }
+  }
+  return best;
+}
+
+Status Catalog::FindModel(std::string_view name, const Model** out) const {
+  auto it = model_index_.find(NormalizeName(name));
+  if (it != model_index_.end()) {
+    *out = it->second;
+    return Status::OK();
+  }
+  return Status::NotFound(fmt::format("unknown model '{}'{}", name,
+                                      DidYouMean(ClosestNames(name, AllNames(models_)))));
+}
+
+Status Catalog::FindInstance(std::string_view name, const InstanceType** out) const {
+  auto it = instance_index_.find(ToLower(Trim(name)));
+  if (it != instance_index_.end()) {
+    *out = it->second;
+    return Status::OK();
+  }
+  std::vector<std::string> names;
+  for (const InstanceType& t : instances_) names.push_back(t.name);
+  return Status::NotFound(
+      fmt::format("unknown instance type '{}'{}", name, DidYouMean(ClosestNames(name, names))));
+}
+
+const CurrencyRate* Catalog::FindCurrency(std::string_view code) const {
+  std::string upper(Trim(code));
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (const CurrencyRate& c : currencies_) {
+    if (c.currency == upper) return &c;
+  }
+  return nullptr;
+}
+
+Status Catalog::Convert(double amount, std::string_view from, std::string_view to,
+                        double* out) const {
+  const CurrencyRate* source = FindCurrency(from);
+  const CurrencyRate* target = FindCurrency(to);
+  std::vector<std::string> known;
+  for (const CurrencyRate& c : currencies_) known.push_back(c.currency);
+  if (source == nullptr || target == nullptr) {
+    return Status::InvalidArgument(fmt::format("currency: '{}' has no rate; known: {}",
+                                               source == nullptr ? from : to, Join(known, ", ")));
+  }
+  *out = amount * source->usd_per_unit / target->usd_per_unit;
+  return Status::OK();
+}
+
+std::vector<std::string> Catalog::Providers() const {
+  std::set<std::string> providers;
+  for (const InstanceType& t : instances_) providers.insert(t.provider);
+  return {providers.begin(), providers.end()};
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,171 @@
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "catalog/loaders.h"
+#include "util/date.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+constexpr std::string_view kPriceColumns[kPricingModeCount] = {"ondemand", "spot", "reserved_1y",
+                                                               "reserved_3y"};
+// The dearest instance anyone rents costs well under this per hour; more is a typo.
+constexpr double kMaxPricePerHour = 100000;
+
+// The figures that must agree on every region row of one instance type.
+std::string ShapeKey(const InstanceType& t) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.family,
+                     t.gpu ? t.gpu->name : "", t.gpu_count, t.gpu_memory_bytes, t.vcpus,
+                     t.memory_bytes, t.cpu_name, t.arch, t.network_bits_per_s,
+                     t.local_disk_bytes, t.local_disk_type);
+}
+
+}  // namespace
+
+std::string_view PricingModeName(PricingMode mode) {
+  static constexpr std::string_view kNames[kPricingModeCount] = {"ondemand", "spot",
+                                                                 "reserved-1y", "reserved-3y"};
+  return kNames[static_cast<int>(mode)];
+}
+
+bool ParsePricingMode(std::string_view name, PricingMode* out) {
+  std::string key = NormalizeName(name);
+  if (key == "ondemand" || key == "od") *out = PricingMode::kOnDemand;
+  else if (key == "spot" || key == "preemptible") *out = PricingMode::kSpot;
+  else if (key == "reserved1y" || key == "1y") *out = PricingMode::kReserved1y;
+  else if (key == "reserved3y" || key == "3y") *out = PricingMode::kReserved3y;
+  else return false;
+  return true;
+}
+
+bool RegionPrice::any_price() const {
+  for (const auto& p : per_hour) {
+    if (p) return true;
+  }
+  return false;
+}
+
+const RegionPrice* InstanceType::FindRegion(std::string_view region) const {
+  for (const RegionPrice& r : regions) {
+    if (r.region == region) return &r;
+  }
+  return nullptr;
+}
+
+Status ParseInstances(const CsvTable& table, const std::string& provider, const Catalog& catalog,
+                      std::vector<InstanceType>* out) {
+  Status s = table.RequireColumns({"provider", "instance_type", "family", "gpu_model", "gpu_count",
+                                   "vcpus", "memory_gib", "region", "ondemand", "spot",
+                                   "reserved_1y", "reserved_3y", "currency", "source", "as_of"});
+  if (!s.ok()) return s;
+
+  struct Seen {
+    size_t index;
+    int line;
+    std::string shape;
+  };
+  std::unordered_map<std::string, Seen> types;           // type name -> first row
+  std::unordered_map<std::string, int> region_lines;     // "type|region" -> line
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    InstanceType t;
+    t.provider = r.RequiredText("provider");
+    if (r.status().ok() && t.provider != provider) {
+      r.Fail("provider", fmt::format("'{}' in the file for provider '{}'", t.provider, provider));
+    }
+    t.name = r.RequiredText("instance_type");
+    t.family = r.RequiredText("family");
+    std::string gpu_model(r.Text("gpu_model"));
+    std::optional<double> gpu_count = r.OptionalNumber("gpu_count", 0, 1024);
+    if (!gpu_model.empty() && r.status().ok()) {
+      Status found = catalog.FindAccelerator(gpu_model, &t.gpu);
+      if (!found.ok()) r.Fail("gpu_model", found.message());
+      if (!gpu_count || *gpu_count <= 0) {
+        r.Fail("gpu_count", "an instance with a GPU model needs a GPU count above 0");
+      }
+    }
+    t.gpu_count = gpu_count.value_or(0);
+    if (auto gib = r.OptionalNumber("gpu_memory_gib", 0.001, 1e6)) {
+      t.gpu_memory_bytes = *gib * kBytesPerGib;
+    } else if (t.gpu) {
+      t.gpu_memory_bytes = t.gpu_count * t.gpu->memory_bytes;
+    } else if (t.gpu_count > 0) {
+      // Some providers mask the GPU model ("GPU H"); its memory must then be given.
+      r.Fail("gpu_memory_gib", "a GPU count without a GPU model needs the GPU memory");
+    }
+    double vcpus = r.Number("vcpus", 1, 8192);
+    if (r.status().ok() && vcpus != std::floor(vcpus)) r.Fail("vcpus", "not a whole number");
+    t.vcpus = static_cast<int>(vcpus);
+    t.memory_bytes = r.Number("memory_gib", 0.1, 1e6) * kBytesPerGib;
+    t.cpu_name = r.Text("cpu");
+    t.cpu = t.cpu_name.empty() ? nullptr : catalog.FindCpu(t.cpu_name);
+    t.arch = r.Text("arch");
+    if (t.arch.empty()) t.arch = t.cpu ? t.cpu->arch : "x86_64";
+    if (r.status().ok() && t.arch != "x86_64" && t.arch != "arm64") {
+      r.Fail("arch", "'" + t.arch + "' is not x86_64 or arm64");
+    }
+    t.network_bits_per_s = r.OptionalNumber("network_gbps", 0, 1e5).value_or(0) * 1e9;
+    t.local_disk_bytes = r.OptionalNumber("local_disk_gb", 0, 1e7).value_or(0) * 1e9;
+    t.local_disk_type = r.Text("local_disk_type");
+    t.source = fmt::format("{}:{}", table.path, row.line);
+
+    RegionPrice price;
+    price.region = r.RequiredText("region");
+    for (int i = 0; i < kPricingModeCount; ++i) {
+      std::string_view text = r.Text(kPriceColumns[i]);
+      if (text.empty()) continue;
+      price.per_hour[i] = r.OptionalNumber(kPriceColumns[i], -1e300, kMaxPricePerHour);
+      if (price.per_hour[i] && *price.per_hour[i] <= 0) {
+        r.Fail(kPriceColumns[i], fmt::format("{} is not a price; a price must be above 0, and an "
+                                             "unknown price is left empty",
+                                             text));
+      }
+    }
+    // A row without any price needs no currency; a priced row must say which it is.
+    price.currency = price.any_price() ? r.RequiredText("currency") : std::string(r.Text("currency"));
+    if (r.status().ok() && !price.currency.empty() && !catalog.FindCurrency(price.currency)) {
+      r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
+    }
+    std::string as_of = r.RequiredText("as_of");
+    if (r.status().ok() && !ParseIsoDate(as_of, &price.as_of_days)) {
+      r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date");
+    }
+    price.source = r.RequiredText("source");
+    price.notes = r.Text("notes");
+    // The first URL of `source` documents the shape; the price page may differ per region.
+    std::vector<std::string> sources = SplitList(price.source, '|');
+    t.shape_source = sources.empty() ? "" : sources.front();
+    if (!r.status().ok()) return r.status();
+
+    std::string region_key = t.name + "|" + price.region;
+    if (auto it = region_lines.find(region_key); it != region_lines.end()) {
+      r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", t.name,
+                                   price.region, it->second));
+      return r.status();
+    }
+    region_lines[region_key] = row.line;
+
+    std::string shape = ShapeKey(t);
+    auto it = types.find(t.name);
+    if (it == types.end()) {
+      t.regions.push_back(std::move(price));
+      types[t.name] = Seen{out->size(), row.line, shape};
+      out->push_back(std::move(t));
+    } else {
+      if (it->second.shape != shape) {
+        r.Fail("instance_type", fmt::format("the shape of {} differs from its row at line {}; "
+                                            "every region row of a type must agree",
+                                            t.name, it->second.line));
+        return r.status();
+      }
+      (*out)[it->second.index].regions.push_back(std::move(price));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace cloudfit

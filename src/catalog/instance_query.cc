@@ -1,0 +1,191 @@
+#include "cloudfit/instance_query.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+Status CheckRange(const Range& range, std::string_view flag, double limit) {
+  for (const auto& end : {range.min, range.max}) {
+    if (end && (*end < 0 || *end > limit)) {
+      return Status::InvalidArgument(
+          fmt::format("--{}: {} is outside [0, {}]", flag, *end, limit));
+    }
+  }
+  if (range.min && range.max && *range.min > *range.max) {
+    return Status::InvalidArgument(fmt::format("--{}: the minimum {} is above the maximum {}",
+                                               flag, *range.min, *range.max));
+  }
+  return Status::OK();
+}
+
+// A name from a list the user gave must exist in the catalog, or the query is a typo.
+Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
+                  std::string_view flag) {
+  for (const std::string& name : wanted) {
+    if (known.count(ToLower(name))) continue;
+    std::vector<std::string> candidates(known.begin(), known.end());
+    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, name,
+                                               DidYouMean(ClosestNames(name, candidates))));
+  }
+  return Status::OK();
+}
+
+bool AnyOf(const std::vector<std::string>& wanted, const std::string& value) {
+  if (wanted.empty()) return true;
+  std::string key = ToLower(value);
+  return std::any_of(wanted.begin(), wanted.end(),
+                     [&](const std::string& w) { return ToLower(w) == key; });
+}
+
+struct SortableOffer {
+  Offer offer;
+  std::optional<double> comparable_price;  // in the comparison currency
+};
+
+}  // namespace
+
+const std::vector<std::string>& SortKeys() {
+  static const std::vector<std::string> keys = {
+      "price", "provider", "instance", "region", "gpu", "gpus", "gpu-memory", "vcpus",
+      "memory", "memory-per-vcpu", "network", "family"};
+  return keys;
+}
+
+Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Offer>* out) {
+  out->clear();
+  Status s;
+  constexpr double kHuge = 1e7;
+  for (auto [range, flag] : {std::pair{&q.gpu_count, "gpus"},
+                             std::pair{&q.gpu_memory_gib, "gpu-memory"},
+                             std::pair{&q.total_gpu_memory_gib, "total-gpu-memory"},
+                             std::pair{&q.vcpus, "vcpus"}, std::pair{&q.memory_gib, "memory"},
+                             std::pair{&q.memory_per_vcpu_gib, "memory-per-vcpu"},
+                             std::pair{&q.price_per_hour, "price"}}) {
+    s = CheckRange(*range, flag, kHuge);
+    if (!s.ok()) return s;
+  }
+  if (q.gpu_only && q.cpu_only) {
+    return Status::InvalidArgument("--gpu-only and --cpu-only exclude each other");
+  }
+  if (q.cpu_only && (!q.gpus.empty() || !q.gpu_count.empty())) {
+    return Status::InvalidArgument("--cpu-only cannot be combined with a GPU filter");
+  }
+  if (!q.arch.empty() && q.arch != "x86_64" && q.arch != "arm64") {
+    return Status::InvalidArgument(
+        fmt::format("--arch: '{}' is not one of x86_64, arm64", q.arch));
+  }
+  if (std::find(SortKeys().begin(), SortKeys().end(), q.sort_by) == SortKeys().end()) {
+    return Status::InvalidArgument(fmt::format("--sort: '{}' is not one of {}", q.sort_by,
+                                               Join(SortKeys(), ", ")));
+  }
+  std::string compare_currency = q.currency.empty() ? "USD" : q.currency;
+  if (!catalog.FindCurrency(compare_currency)) {
+    std::vector<std::string> known;
+    for (const CurrencyRate& c : catalog.currencies()) known.push_back(c.currency);
+    return Status::InvalidArgument(fmt::format("--currency: '{}' is not one of {}", q.currency,
+                                               Join(known, ", ")));
+  }
+  std::set<std::string> providers, regions, families;
+  for (const InstanceType& t : catalog.instances()) {
+    providers.insert(ToLower(t.provider));
+    families.insert(ToLower(t.family));
+    for (const RegionPrice& r : t.regions) regions.insert(ToLower(r.region));
+  }
+  if (s = CheckNames(q.providers, providers, "provider"); !s.ok()) return s;
+  if (s = CheckNames(q.regions, regions, "region"); !s.ok()) return s;
+  if (s = CheckNames(q.families, families, "family"); !s.ok()) return s;
+  std::set<const Accelerator*> gpus;
+  for (const std::string& name : q.gpus) {
+    const Accelerator* a = nullptr;
+    s = catalog.FindAccelerator(name, &a);
+    if (!s.ok()) return Status::InvalidArgument("--gpu: " + s.message());
+    gpus.insert(a);
+  }
+
+  std::vector<SortableOffer> offers;
+  for (const InstanceType& t : catalog.instances()) {
+    if (!AnyOf(q.providers, t.provider) || !AnyOf(q.families, t.family)) continue;
+    if (q.gpu_only && !t.has_gpu()) continue;
+    if (q.cpu_only && t.has_gpu()) continue;
+    if (!gpus.empty() && !gpus.count(t.gpu)) continue;
+    if (!q.gpu_count.empty() && !q.gpu_count.Contains(t.gpu_count)) continue;
+    double per_gpu_gib = t.has_gpu() ? t.gpu_memory_gib() / std::max(1.0, t.gpu_count) : 0;
+    if (!q.gpu_memory_gib.empty() && !q.gpu_memory_gib.Contains(per_gpu_gib)) continue;
+    if (!q.total_gpu_memory_gib.Contains(t.gpu_memory_gib())) continue;
+    if (!q.vcpus.Contains(t.vcpus) || !q.memory_gib.Contains(t.memory_gib())) continue;
+    if (!q.memory_per_vcpu_gib.Contains(t.memory_gib() / t.vcpus)) continue;
+    if (!q.arch.empty() && t.arch != q.arch) continue;
+    for (const RegionPrice& r : t.regions) {
+      if (!AnyOf(q.regions, r.region)) continue;
+      SortableOffer o;
+      o.offer.instance = &t;
+      o.offer.region = &r;
+      o.offer.currency = q.currency.empty() ? r.currency : q.currency;
+      if (auto price = r.price(q.pricing)) {
+        double shown = 0, compared = 0;
+        if (s = catalog.Convert(*price, r.currency, o.offer.currency, &shown); !s.ok()) return s;
+        if (s = catalog.Convert(*price, r.currency, compare_currency, &compared); !s.ok()) {
+          return s;
+        }
+        o.offer.price_per_hour = shown;
+        o.comparable_price = compared;
+      }
+      if (!o.comparable_price && (q.priced_only || !q.price_per_hour.empty())) continue;
+      if (o.comparable_price && !q.price_per_hour.Contains(*o.comparable_price)) continue;
+      offers.push_back(std::move(o));
+    }
+  }
+
+  // Sort by the key, then by price, provider, type and region so output is stable.
+  auto key_of = [&](const SortableOffer& o) -> std::pair<double, std::string> {
+    const InstanceType& t = *o.offer.instance;
+    const std::string& k = q.sort_by;
+    if (k == "provider") return {0, t.provider};
+    if (k == "instance") return {0, t.name};
+    if (k == "region") return {0, o.offer.region->region};
+    if (k == "family") return {0, t.family};
+    if (k == "gpu") return {0, t.gpu_name()};
+    if (k == "gpus") return {t.gpu_count, ""};
+    if (k == "gpu-memory") return {t.gpu_memory_bytes, ""};
+    if (k == "vcpus") return {static_cast<double>(t.vcpus), ""};
+    if (k == "memory") return {t.memory_bytes, ""};
+    if (k == "memory-per-vcpu") return {t.memory_bytes / t.vcpus, ""};
+    if (k == "network") return {t.network_bits_per_s, ""};
+    return {o.comparable_price.value_or(0), ""};
+  };
+  bool by_price = q.sort_by == "price";
+  std::stable_sort(offers.begin(), offers.end(), [&](const SortableOffer& a,
+                                                     const SortableOffer& b) {
+    if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
+      return a.comparable_price.has_value();  // unknown prices last, in either direction
+    }
+    auto ka = key_of(a), kb = key_of(b);
+    if (ka != kb) return q.descending ? kb < ka : ka < kb;
+    if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
+      return a.comparable_price.has_value();
+    }
+    if (a.comparable_price != b.comparable_price) return *a.comparable_price < *b.comparable_price;
+    return std::tie(a.offer.instance->provider, a.offer.instance->name, a.offer.region->region) <
+           std::tie(b.offer.instance->provider, b.offer.instance->name, b.offer.region->region);
+  });
+  if (q.one_per_type) {
+    std::set<const InstanceType*> seen;
+    std::vector<SortableOffer> kept;
+    for (SortableOffer& o : offers) {
+      if (seen.insert(o.offer.instance).second) kept.push_back(std::move(o));
+    }
+    offers = std::move(kept);
+  }
+  if (q.top > 0 && offers.size() > q.top) offers.resize(q.top);
+  for (SortableOffer& o : offers) out->push_back(std::move(o.offer));
+  return Status::OK();
+}
+
+}  // namespace cloudfit

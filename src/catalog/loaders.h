@@ -1,0 +1,27 @@
+// Parsers for each catalog file. Each turns a parsed CSV table into rows, reporting the first
+// bad field as file:line, field and reason.
+#ifndef CLOUDFIT_CATALOG_LOADERS_H_
+#define CLOUDFIT_CATALOG_LOADERS_H_
+
+#include <vector>
+
+#include "cloudfit/catalog.h"
+#include "util/csv.h"
+
+namespace cloudfit {
+
+Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out);
+Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out);
+Status ParseCurrencies(const CsvTable& table, std::vector<CurrencyRate>* out);
+Status ParseModels(const CsvTable& table, std::vector<Model>* out);
+// `catalog` must already hold accelerators, CPUs and currencies: rows refer to them.
+// `provider` is the one the file is named after; every row must agree with it.
+Status ParseInstances(const CsvTable& table, const std::string& provider, const Catalog& catalog,
+                      std::vector<InstanceType>* out);
+
+// GPU memory: vendors write "80 GB" for what is 80 GiB (an 80 GB A100 reports 81,920 MiB).
+inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CATALOG_LOADERS_H_

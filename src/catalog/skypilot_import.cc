@@ -1,0 +1,357 @@
+// Reads SkyPilot's catalog CSVs (github.com/skypilot-org/skypilot-catalog, schema v8/v9). Their
+// columns differ per cloud, so fields are found by header name. Rows are one per (type, region)
+// or per (type, zone); zones of one region merge into one offer with the lowest spot price.
+#include <sys/stat.h>
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "catalog/import_merge.h"
+#include "catalog/loaders.h"
+#include "cloudfit/catalog_import.h"
+#include "util/csv.h"
+#include "util/date.h"
+#include "util/file.h"
+#include "util/python_literal.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+// GCP bills the GPUs of these machine families apart from the host; SkyPilot's rows for them
+// carry the host price only and the GPU price sits in a separate "attachable" row.
+struct GcpBundledGpu {
+  const char* prefix;
+  const char* accelerator;  // SkyPilot's accelerator name
+};
+constexpr GcpBundledGpu kGcpBundled[] = {
+    {"a2-highgpu-", "A100"},   {"a2-megagpu-", "A100"},      {"a2-ultragpu-", "A100-80GB"},
+    {"a3-highgpu-", "H100"},   {"a3-megagpu-", "H100-MEGA"}, {"a3-edgegpu-", "H100"},
+    {"a3-ultragpu-", "H200"},  {"g2-standard-", "L4"}};
+
+// Accelerators in SkyPilot's catalogs that are not GPUs; cloudfit models GPUs and CPUs only.
+bool IsNonGpuAccelerator(std::string_view name) {
+  std::string key = NormalizeName(name);
+  for (const char* prefix : {"tpu", "inferentia", "trainium", "gaudi", "hl205", "radeonmi25"}) {
+    if (StartsWith(key, prefix)) return true;
+  }
+  return false;
+}
+
+// GPUs per GCP machine: "a2-highgpu-4g" -> 4; g2-standard sizes per GCP's G2 documentation.
+double GcpBundledGpuCount(const std::string& type, double vcpus) {
+  static const std::regex kCount(R"(-(\d+)g$)");
+  std::smatch match;
+  if (std::regex_search(type, match, kCount)) return std::stod(match[1].str());
+  if (StartsWith(type, "g2-standard-")) {
+    if (vcpus >= 96) return 8;
+    if (vcpus >= 48) return 4;
+    if (vcpus == 24) return 2;
+    return 1;
+  }
+  return 0;
+}
+
+std::string FamilyOf(const std::string& cloud, const std::string& type,
+                     const Accelerator* gpu) {
+  size_t dot = type.find('.');
+  if (dot != std::string::npos) return type.substr(0, dot);
+  if (cloud == "gcp") return type.substr(0, type.find('-'));
+  return gpu ? gpu->name : "cpu";
+}
+
+int FileDateDays(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return TodayDays();
+  return static_cast<int>(st.st_mtime / 86400);
+}
+
+std::string CloudOfPath(const std::string& path) {
+  return ToLower(std::filesystem::path(path).parent_path().filename().string());
+}
+
+struct Offer {
+  std::optional<double> ondemand;
+  std::optional<double> spot;
+  int zones = 0;
+};
+
+struct AttachablePrice {
+  double price = 0;
+  std::optional<double> spot;
+};
+
+class SkyPilotFile {
+ public:
+  SkyPilotFile(const Catalog& catalog, std::string cloud, int as_of_days, std::string path,
+               FileImportReport* report)
+      : catalog_(catalog),
+        cloud_(std::move(cloud)),
+        as_of_days_(as_of_days),
+        path_(std::move(path)),
+        report_(report) {}
+
+  Status Read(std::string_view text) {
+    CsvOptions options;
+    options.allow_comments = false;
+    Status s = ParseCsv(text, path_, options, &table_);
+    if (!s.ok()) return s;
+    s = table_.RequireColumns({"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs",
+                               "MemoryGiB", "Price", "SpotPrice", "Region"});
+    if (!s.ok()) return s;
+    CollectAttachablePrices();
+    for (const CsvRow& row : table_.rows) ReadRow(row);
+    int unused = 0;
+    for (const auto& [key, count] : attachable_unused_) unused += count;
+    if (unused > 0) {
+      report_->skipped["GCP attachable GPU row not bundled with a host (N1 + GPU combinations "
+                       "are not generated)"] += unused;
+    }
+    report_->rows_used += attachable_rows_ - unused;  // their prices went into host rows
+    return Status::OK();
+  }
+
+  // Merges what was read into `working`.
+  void MergeInto(WorkingCatalog* working, ImportReport* totals) {
+    std::string source = "SkyPilot catalog " + path_;
+    for (auto& [name, imported] : types_) {
+      InstanceType* existing = working->Find(cloud_, name);
+      if (existing == nullptr) {
+        ++totals->types_added;
+        existing = working->Add(imported.shape);
+      } else {
+        ++totals->types_updated;
+      }
+      for (const auto& [region, offer] : imported.offers) {
+        RegionPrice* price = nullptr;
+        for (RegionPrice& r : existing->regions) {
+          if (r.region == region) price = &r;
+        }
+        if (price == nullptr) {
+          existing->regions.push_back(RegionPrice{});
+          price = &existing->regions.back();
+          price->region = region;
+          ++totals->offers_added;
+        } else {
+          ++totals->offers_updated;
+        }
+        price->per_hour[static_cast<int>(PricingMode::kOnDemand)] = offer.ondemand;
+        if (offer.spot) price->per_hour[static_cast<int>(PricingMode::kSpot)] = offer.spot;
+        price->currency = "USD";
+        price->as_of_days = as_of_days_;
+        price->source = source;
+        price->notes = offer.zones > 1
+                           ? fmt::format("imported; spot = lowest of {} zones", offer.zones)
+                           : "imported";
+      }
+    }
+  }
+
+ private:
+  struct ImportedType {
+    InstanceType shape;
+    std::string shape_key;
+    std::map<std::string, Offer> offers;  // by region
+  };
+
+  std::string_view Field(const CsvRow& row, std::string_view column) const {
+    int index = table_.ColumnIndex(column);
+    return index < 0 ? std::string_view() : Trim(row.fields[static_cast<size_t>(index)]);
+  }
+
+  std::optional<double> Number(const CsvRow& row, std::string_view column) const {
+    double value = 0;
+    if (!ParseDouble(Field(row, column), &value)) return std::nullopt;
+    return value;
+  }
+
+  void Skip(const std::string& reason) { ++report_->skipped[reason]; }
+
+  void CollectAttachablePrices() {
+    if (cloud_ != "gcp") return;
+    for (const CsvRow& row : table_.rows) {
+      std::string_view accelerator = Field(row, "AcceleratorName");
+      if (!Field(row, "InstanceType").empty() || accelerator.empty() ||
+          IsNonGpuAccelerator(accelerator)) {
+        continue;
+      }
+      auto price = Number(row, "Price");
+      if (!price || *price <= 0 || *price == 700.0) {
+        Skip("GCP attachable GPU row without a usable price");
+        continue;
+      }
+      std::string key = fmt::format("{}|{}|{}", accelerator,
+                                    Number(row, "AcceleratorCount").value_or(1),
+                                    Field(row, "AvailabilityZone"));
+      auto spot = Number(row, "SpotPrice");
+      attachable_[key] = AttachablePrice{*price, spot && *spot > 0 ? spot : std::nullopt};
+      ++attachable_unused_[key];
+      ++attachable_rows_;
+    }
+  }
+
+  void ReadRow(const CsvRow& row) {
+    ++report_->rows_read;
+    std::string type(Field(row, "InstanceType"));
+    std::string accelerator(Field(row, "AcceleratorName"));
+    std::string region(Field(row, "Region"));
+    if (type.empty()) {
+      if (IsNonGpuAccelerator(accelerator)) Skip("not a GPU (" + accelerator + ")");
+      else if (cloud_ != "gcp") Skip("row without an instance type");
+      return;  // GCP attachable GPU rows are counted when used or at the end
+    }
+    if (region.empty()) return Skip("missing region");
+    auto price = Number(row, "Price");
+    if (!price) return Skip("missing or non-numeric price");
+    if (cloud_ == "gcp" && *price == 700.0) return Skip("placeholder price 700.0 (not offered)");
+    if (*price <= 0) return Skip("price not above 0");
+    // 0 stands for "no spot price" below: marketplaces write 0.00 for it.
+    double spot = std::max(0.0, Number(row, "SpotPrice").value_or(0));
+    auto vcpus = Number(row, "vCPUs");
+    auto memory_gib = Number(row, "MemoryGiB");
+    if (!vcpus || *vcpus < 1 || *vcpus != std::floor(*vcpus) || !memory_gib || *memory_gib <= 0) {
+      return Skip("missing or bad vCPUs or MemoryGiB");
+    }
+    double gpu_count = Number(row, "AcceleratorCount").value_or(0);
+
+    // GCP a2/a3/g2 rows: add the attached GPUs' price for the same zone.
+    if (cloud_ == "gcp" && accelerator.empty()) {
+      for (const GcpBundledGpu& bundled : kGcpBundled) {
+        if (!StartsWith(type, bundled.prefix)) continue;
+        accelerator = bundled.accelerator;
+        gpu_count = GcpBundledGpuCount(type, *vcpus);
+        std::string zone(Field(row, "AvailabilityZone"));
+        std::string key = fmt::format("{}|{}|{}", accelerator, gpu_count, zone);
+        auto it = attachable_.find(key);
+        double multiplier = 1;
+        if (it == attachable_.end()) {
+          key = fmt::format("{}|1|{}", accelerator, zone);
+          it = attachable_.find(key);
+          multiplier = gpu_count;
+        }
+        if (it == attachable_.end()) {
+          return Skip("GCP host-only price: the attached " + accelerator +
+                      " price for its zone is not in the file");
+        }
+        attachable_unused_.erase(key);
+        *price += it->second.price * multiplier;
+        if (spot > 0) spot = it->second.spot ? spot + *it->second.spot * multiplier : 0;
+        break;
+      }
+    }
+
+    InstanceType shape;
+    if (!accelerator.empty()) {
+      if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + accelerator + ")");
+      if (!catalog_.FindAccelerator(accelerator, &shape.gpu).ok()) {
+        return Skip("unknown GPU '" + accelerator + "'");
+      }
+      if (gpu_count <= 0) return Skip("GPU without a count");
+    }
+    shape.provider = cloud_;
+    shape.name = type;
+    shape.family = FamilyOf(cloud_, type, shape.gpu);
+    shape.gpu_count = shape.gpu ? gpu_count : 0;
+    shape.vcpus = static_cast<int>(*vcpus);
+    shape.memory_bytes = *memory_gib * kBytesPerGib;
+    shape.arch = Field(row, "Arch") == "arm64" ? "arm64" : "x86_64";
+    if (shape.gpu) {
+      shape.gpu_memory_bytes = shape.gpu_count * shape.gpu->memory_bytes;
+      // SkyPilot's own per-GPU figure, when it gives one (AWS reports usable MiB).
+      nlohmann::json info;
+      std::string_view gpu_info = Field(row, "GpuInfo");
+      if (StartsWith(gpu_info, "{") && ParsePythonLiteral(gpu_info, &info).ok()) {
+        const auto& gpus = info.value("Gpus", nlohmann::json::array());
+        if (!gpus.empty() && gpus[0].is_object()) {
+          double mib = gpus[0].value("MemoryInfo", nlohmann::json::object())
+                           .value("SizeInMiB", 0.0);
+          if (mib > 0) shape.gpu_memory_bytes = shape.gpu_count * mib * 1024 * 1024;
+        }
+      }
+    }
+    if (auto disk = Number(row, "LocalDiskSize"); disk && *disk > 0) {
+      shape.local_disk_bytes = *disk * Number(row, "LocalDiskCount").value_or(1) * 1e9;
+      shape.local_disk_type = ToLower(Field(row, "LocalDiskType"));
+    }
+    // GpuInfo is missing on some rows of a type; GPU memory is not part of the comparison.
+    std::string shape_key = fmt::format("{}|{}|{}|{}|{}|{}|{}", shape.gpu ? shape.gpu->name : "",
+                                        shape.gpu_count, shape.vcpus, shape.memory_bytes,
+                                        shape.arch, shape.local_disk_bytes,
+                                        shape.local_disk_type);
+
+    auto [it, inserted] = types_.try_emplace(type);
+    ImportedType& imported = it->second;
+    if (inserted) {
+      imported.shape = shape;
+      imported.shape_key = shape_key;
+    } else if (imported.shape_key != shape_key) {
+      return Skip("shape differs from an earlier row of the same type");
+    }
+    Offer& offer = imported.offers[region];
+    if (offer.zones > 0) ++report_->merged["rows merged into one offer per region (zones, repeats)"];
+    ++offer.zones;
+    offer.ondemand = offer.ondemand ? std::min(*offer.ondemand, *price) : *price;
+    if (spot > 0) offer.spot = offer.spot ? std::min(*offer.spot, spot) : spot;
+    ++report_->rows_used;
+  }
+
+  const Catalog& catalog_;
+  std::string cloud_;
+  int as_of_days_;
+  std::string path_;
+  FileImportReport* report_;
+  CsvTable table_;
+  std::map<std::string, AttachablePrice> attachable_;
+  std::map<std::string, int> attachable_unused_;
+  int attachable_rows_ = 0;
+  std::map<std::string, ImportedType> types_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& SkyPilotClouds() {
+  static const std::vector<std::string> clouds = {"aws",    "gcp",  "azure", "lambda",
+                                                  "nebius", "seeweb", "vast", "ibm",
+                                                  "fluidstack", "cudo", "oci", "runpod",
+                                                  "paperspace", "do"};
+  return clouds;
+}
+
+Status ImportSkyPilot(const Catalog& base, const std::vector<std::string>& paths,
+                      const SkyPilotImportOptions& options, CatalogFiles* out,
+                      ImportReport* report) {
+  if (paths.empty()) return Status::InvalidArgument("FILE: give at least one SkyPilot CSV file");
+  int fixed_as_of = 0;
+  if (!options.as_of.empty() && !ParseIsoDate(options.as_of, &fixed_as_of)) {
+    return Status::InvalidArgument("--as-of: '" + options.as_of + "' is not a YYYY-MM-DD date");
+  }
+  WorkingCatalog working(base);
+  for (const std::string& path : paths) {
+    std::string cloud = ToLower(options.cloud.empty() ? CloudOfPath(path) : options.cloud);
+    const auto& clouds = SkyPilotClouds();
+    if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "--cloud: cannot tell the cloud of {} ('{}' is not one of {}); pass --cloud", path,
+          cloud, Join(clouds, ", ")));
+    }
+    std::string text;
+    Status s = ReadFile(path, &text);
+    if (!s.ok()) return s;
+    FileImportReport file_report;
+    file_report.path = path;
+    file_report.provider = cloud;
+    SkyPilotFile file(base, cloud, fixed_as_of ? fixed_as_of : FileDateDays(path), path,
+                      &file_report);
+    s = file.Read(text);
+    if (!s.ok()) return s;
+    file.MergeInto(&working, report);
+    report->files.push_back(std::move(file_report));
+  }
+  return working.Finish(out);
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,55 @@
+// What the subcommands share: the catalog flag, the output format flags, and how errors end
+// the program (a message naming the field, exit code 2, nothing half-written).
+#ifndef CLOUDFIT_CLI_CLI_COMMON_H_
+#define CLOUDFIT_CLI_CLI_COMMON_H_
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cloudfit/catalog.h"
+#include "cloudfit/table.h"
+
+namespace cloudfit::cli {
+
+// Exit status for bad input, bad data and failed I/O alike: the user has something to fix.
+inline constexpr int kExitError = 2;
+
+// Thrown by a subcommand to end the program with a message; caught in main.
+struct CliError {
+  std::string message;
+};
+
+struct GlobalOptions {
+  std::string catalog_dir;  // --catalog
+};
+
+struct FormatOptions {
+  bool json = false;
+  bool csv = false;
+  bool markdown = false;
+  OutputFormat format() const;
+};
+
+// Adds --json, --csv and --markdown (mutually exclusive) to a subcommand.
+void AddFormatFlags(CLI::App* command, FormatOptions* options);
+
+// Loads the catalog chosen by --catalog, $CLOUDFIT_CATALOG or the built-in one.
+Catalog LoadCatalogOrThrow(const GlobalOptions& options);
+
+// Throws CliError with the status message when `status` is not ok.
+void ThrowIfError(const Status& status);
+
+// Writes a JSON document with a trailing newline.
+void PrintJson(const nlohmann::json& document);
+
+// Subcommands, one file each.
+void AddGpusCommand(CLI::App* app, const GlobalOptions* global);
+void AddInstancesCommand(CLI::App* app, const GlobalOptions* global);
+void AddModelsCommand(CLI::App* app, const GlobalOptions* global);
+void AddCatalogCommand(CLI::App* app, const GlobalOptions* global);
+
+}  // namespace cloudfit::cli
+
+#endif  // CLOUDFIT_CLI_CLI_COMMON_H_

@@ -1,0 +1,150 @@
+// cloudfit instances: filter and sort instance offers across every provider and region.
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_common.h"
+#include "cloudfit/instance_query.h"
+#include "util/date.h"
+
+namespace cloudfit::cli {
+
+namespace {
+
+struct InstancesOptions {
+  InstanceQuery query;
+  std::string pricing = "ondemand";
+  FormatOptions format;
+  // CLI11 fills plain doubles; ranges are assembled after parsing.
+  std::optional<double> gpus_min, gpus_max, gpu_mem_min, gpu_mem_max, total_gpu_mem_min,
+      total_gpu_mem_max, vcpus_min, vcpus_max, mem_min, mem_max, mem_per_vcpu_min,
+      mem_per_vcpu_max, price_min, price_max;
+};
+
+void AddRange(CLI::App* c, const std::string& name, std::optional<double>* min,
+              std::optional<double>* max, const std::string& what) {
+  c->add_option("--" + name + "-min", *min, "Minimum " + what);
+  c->add_option("--" + name + "-max", *max, "Maximum " + what);
+}
+
+std::string PriceCell(const Offer& o) {
+  return o.price_per_hour ? FormatNumber(*o.price_per_hour, 4) : "unknown";
+}
+
+nlohmann::json OfferJson(const Offer& o) {
+  const InstanceType& t = *o.instance;
+  nlohmann::json gpu = nullptr;
+  if (t.has_gpu()) {
+    gpu = {{"name", t.gpu_name()}, {"count", t.gpu_count}, {"memory_gib_total", t.gpu_memory_gib()}};
+  }
+  return {{"provider", t.provider},
+          {"instance_type", t.name},
+          {"family", t.family},
+          {"region", o.region->region},
+          {"gpu", gpu},
+          {"vcpus", t.vcpus},
+          {"memory_gib", t.memory_gib()},
+          {"arch", t.arch},
+          {"cpu", t.cpu ? nlohmann::json(t.cpu->name) : nlohmann::json(t.cpu_name)},
+          {"network_gbps", t.network_bits_per_s / 1e9},
+          {"local_disk_gb", t.local_disk_bytes / 1e9},
+          {"price_per_hour", o.price_per_hour ? nlohmann::json(*o.price_per_hour) : nullptr},
+          {"currency", o.currency},
+          {"as_of", FormatIsoDate(o.region->as_of_days)},
+          {"source", o.region->source}};
+}
+
+void Run(const GlobalOptions& global, InstancesOptions& options) {
+  InstanceQuery& q = options.query;
+  if (!ParsePricingMode(options.pricing, &q.pricing)) {
+    throw CliError{"--pricing: '" + options.pricing +
+                   "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
+  }
+  q.gpu_count = {options.gpus_min, options.gpus_max};
+  q.gpu_memory_gib = {options.gpu_mem_min, options.gpu_mem_max};
+  q.total_gpu_memory_gib = {options.total_gpu_mem_min, options.total_gpu_mem_max};
+  q.vcpus = {options.vcpus_min, options.vcpus_max};
+  q.memory_gib = {options.mem_min, options.mem_max};
+  q.memory_per_vcpu_gib = {options.mem_per_vcpu_min, options.mem_per_vcpu_max};
+  q.price_per_hour = {options.price_min, options.price_max};
+  Catalog catalog = LoadCatalogOrThrow(global);
+  std::vector<Offer> offers;
+  ThrowIfError(FindOffers(catalog, q, &offers));
+
+  std::string mode(PricingModeName(q.pricing));
+  if (options.format.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Offer& o : offers) list.push_back(OfferJson(o));
+    PrintJson({{"schema", "cloudfit.instances/v1"},
+               {"pricing", mode},
+               {"count", offers.size()},
+               {"offers", list}});
+    return;
+  }
+  Table table({{"provider", "provider"},
+               {"instance_type", "instance"},
+               {"region", "region"},
+               {"gpu", "gpu"},
+               {"gpus", "gpus", true},
+               {"gpu_memory_gib", "gpu GiB", true},
+               {"vcpus", "vcpus", true},
+               {"memory_gib", "mem GiB", true},
+               {"price_per_hour", mode + "/h", true},
+               {"currency", "cur"},
+               {"as_of", "as of"}});
+  for (const Offer& o : offers) {
+    const InstanceType& t = *o.instance;
+    table.AddRow({t.provider, t.name, o.region->region, t.has_gpu() ? t.gpu_name() : "-",
+                  t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
+                  t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0",
+                  std::to_string(t.vcpus), FormatNumber(t.memory_gib(), 1), PriceCell(o),
+                  o.currency, FormatIsoDate(o.region->as_of_days)});
+  }
+  std::cout << table.Render(options.format.format());
+  if (options.format.format() == OutputFormat::kTable) {
+    std::cout << "(" << offers.size() << " offers; 'unknown' = no published price, never "
+              << "ranked as free)\n";
+  }
+}
+
+}  // namespace
+
+void AddInstancesCommand(CLI::App* app, const GlobalOptions* global) {
+  auto options = std::make_shared<InstancesOptions>();
+  CLI::App* c = app->add_subcommand(
+      "instances", "Filter and sort instance types and their prices across providers and regions");
+  InstanceQuery& q = options->query;
+  c->add_option("--provider", q.providers, "Providers (aws, azure, gcp, alibaba, tencent, lambda, ...)")
+      ->delimiter(',');
+  c->add_option("--region", q.regions, "Regions")->delimiter(',');
+  c->add_option("--family", q.families, "Instance families (p4d, gn7i, ...)")->delimiter(',');
+  c->add_option("--gpu", q.gpus, "GPU models, any of (names or aliases: A100-80GB, L4, ...)")
+      ->delimiter(',');
+  c->add_flag("--gpu-only", q.gpu_only, "Only instances with GPUs");
+  c->add_flag("--cpu-only", q.cpu_only, "Only instances without GPUs");
+  AddRange(c, "gpus", &options->gpus_min, &options->gpus_max, "GPUs per instance");
+  AddRange(c, "gpu-memory", &options->gpu_mem_min, &options->gpu_mem_max, "memory per GPU, GiB");
+  AddRange(c, "total-gpu-memory", &options->total_gpu_mem_min, &options->total_gpu_mem_max,
+           "GPU memory per instance, GiB");
+  AddRange(c, "vcpus", &options->vcpus_min, &options->vcpus_max, "vCPUs");
+  AddRange(c, "memory", &options->mem_min, &options->mem_max, "memory, GiB");
+  AddRange(c, "memory-per-vcpu", &options->mem_per_vcpu_min, &options->mem_per_vcpu_max,
+           "memory per vCPU, GiB");
+  AddRange(c, "price", &options->price_min, &options->price_max,
+           "price per hour under --pricing, in --currency (USD if not given)");
+  c->add_option("--arch", q.arch, "CPU architecture: x86_64 or arm64");
+  c->add_option("--pricing", options->pricing, "ondemand, spot, reserved-1y or reserved-3y")
+      ->capture_default_str();
+  c->add_flag("--priced-only", q.priced_only, "Leave out offers whose price is unknown");
+  c->add_option("--currency", q.currency, "Show prices in this currency (rates in currency.csv)");
+  c->add_option("--sort", q.sort_by, "Sort key: price, provider, instance, region, gpu, gpus, "
+                                     "gpu-memory, vcpus, memory, memory-per-vcpu, network, family")
+      ->capture_default_str();
+  c->add_flag("--desc", q.descending, "Sort in descending order");
+  c->add_flag("--per-type", q.one_per_type,
+              "One offer per instance type: its first region in sort order (cheapest by price)");
+  c->add_option("--top", q.top, "Show only the first N offers")->check(CLI::NonNegativeNumber);
+  AddFormatFlags(c, &options->format);
+  c->callback([global, options]() { Run(*global, *options); });
+}
+
+}  // namespace cloudfit::cli

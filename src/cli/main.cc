@@ -1,0 +1,70 @@
+// cloudfit: which cloud instance to rent for a job, how long it takes, what it costs, and why.
+// This file holds the table of subcommands; each subcommand lives in its own cmd_*.cc file.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "util/strings.h"
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+int Run(int argc, char** argv) {
+  using namespace cloudfit::cli;
+  CLI::App app{"cloudfit: which cloud instance to rent for a job, how long it takes, what it "
+               "costs, and why.",
+               "cloudfit"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--catalog", global.catalog_dir,
+                 "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
+      ->check(CLI::ExistingDirectory);
+
+  AddGpusCommand(&app, &global);
+  AddInstancesCommand(&app, &global);
+  AddModelsCommand(&app, &global);
+  AddCatalogCommand(&app, &global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    // CLI11 reports an unknown command as a missing one; name it instead.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::vector<std::string> commands;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        commands.push_back(sub->get_name());
+      }
+      message = "unknown command '" + std::string(argv[1]) + "'" +
+                cloudfit::DidYouMean(cloudfit::ClosestNames(argv[1], commands)) +
+                " Commands: " + cloudfit::Join(commands, ", ");
+    }
+    std::cerr << "cloudfit: error: " << message << "\nRun 'cloudfit --help' for usage.\n";
+    return kExitError;
+  } catch (const CliError& e) {
+    std::cout.flush();
+    std::cerr << "cloudfit: error: " << e.message << "\n";
+    return kExitError;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "cloudfit: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

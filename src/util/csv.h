@@ -1,0 +1,81 @@
+// A small RFC 4180 CSV reader, and a row reader that turns fields into typed values while
+// remembering the first error with its file, line and column.
+#ifndef CLOUDFIT_UTIL_CSV_H_
+#define CLOUDFIT_UTIL_CSV_H_
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "cloudfit/status.h"
+
+namespace cloudfit {
+
+struct CsvRow {
+  int line = 0;  // 1-based line where the row starts
+  std::vector<std::string> fields;
+};
+
+struct CsvTable {
+  std::string path;  // shown in error messages
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+
+  // Index of a header column, or -1.
+  int ColumnIndex(std::string_view name) const;
+  // Corruption naming the first of `names` that the header lacks.
+  Status RequireColumns(const std::vector<std::string_view>& names) const;
+
+  std::unordered_map<std::string, int> column_index;
+};
+
+struct CsvOptions {
+  // Skip rows whose first field starts with '#' (our own data files allow comments).
+  bool allow_comments = true;
+};
+
+// Parses `text`; blank lines are skipped, CRLF is accepted, a row whose field count differs
+// from the header's is an error naming path:line.
+Status ParseCsv(std::string_view text, std::string_view path, const CsvOptions& options,
+                CsvTable* out);
+
+// Quotes a field for CSV output when it needs it.
+std::string CsvEscape(std::string_view field);
+
+// Reads typed fields of one row. The first failure is kept and later calls return defaults,
+// so a loader can read every field and check status() once.
+class CsvRowReader {
+ public:
+  CsvRowReader(const CsvTable& table, const CsvRow& row) : table_(table), row_(row) {}
+
+  // The trimmed text of a column; "" when the column is absent from the header.
+  std::string_view Text(std::string_view column) const;
+  // Like Text, but an empty value is an error.
+  std::string RequiredText(std::string_view column);
+  // Empty -> nullopt. Otherwise a finite number in [min, max], or an error.
+  std::optional<double> OptionalNumber(std::string_view column, double min = 0,
+                                       double max = std::numeric_limits<double>::max());
+  // A number that must be present.
+  double Number(std::string_view column, double min = 0,
+                double max = std::numeric_limits<double>::max());
+  // "yes"/"no" (also true/false, 1/0); empty -> default_value.
+  bool YesNo(std::string_view column, bool default_value = false);
+
+  // Records an error about `column` unless one is already recorded.
+  void Fail(std::string_view column, std::string_view reason);
+
+  const Status& status() const { return status_; }
+  int line() const { return row_.line; }
+
+ private:
+  const CsvTable& table_;
+  const CsvRow& row_;
+  Status status_;
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_UTIL_CSV_H_

@@ -1,0 +1,133 @@
+#include "util/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace cloudfit {
+
+std::string_view Trim(std::string_view s) {
+  size_t begin = 0;
+  while (begin < s.size() && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+  size_t end = s.size();
+  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+  return s.substr(begin, end - begin);
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::vector<std::string> SplitList(std::string_view s, char separator) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(separator, start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string_view piece = Trim(s.substr(start, end - start));
+    if (!piece.empty()) out.emplace_back(piece);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out.append(separator);
+    out.append(parts[i]);
+  }
+  return out;
+}
+
+bool ParseDouble(std::string_view text, double* out) {
+  text = Trim(text);
+  if (text.empty()) return false;
+  if (text.front() == '+') text.remove_prefix(1);
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) {
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool ParseInt(std::string_view text, long long* out) {
+  text = Trim(text);
+  if (text.empty()) return false;
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return false;
+  *out = value;
+  return true;
+}
+
+std::string NormalizeName(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_' || c == '.' || c == '\t') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+std::vector<std::string> ClosestNames(std::string_view query,
+                                      const std::vector<std::string>& candidates, size_t limit) {
+  std::string key = NormalizeName(query);
+  size_t max_distance = std::max<size_t>(2, key.size() / 2);
+  std::multimap<size_t, std::string> ranked;
+  for (const std::string& candidate : candidates) {
+    std::string normalized = NormalizeName(candidate);
+    size_t distance = EditDistance(key, normalized);
+    // A query contained in a longer name ("a100" in "a10080gb") is a near miss too.
+    if (!key.empty() && normalized.find(key) != std::string::npos) distance = std::min<size_t>(distance, 1);
+    if (distance <= max_distance) ranked.emplace(distance, candidate);
+  }
+  std::vector<std::string> out;
+  for (const auto& [distance, name] : ranked) {
+    if (std::find(out.begin(), out.end(), name) != out.end()) continue;
+    out.push_back(name);
+    if (out.size() == limit) break;
+  }
+  return out;
+}
+
+std::string DidYouMean(const std::vector<std::string>& suggestions) {
+  if (suggestions.empty()) return "";
+  std::string out = "; did you mean ";
+  for (size_t i = 0; i < suggestions.size(); ++i) {
+    if (i > 0) out += i + 1 == suggestions.size() ? " or " : ", ";
+    out += "'" + suggestions[i] + "'";
+  }
+  return out + "?";
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,42 @@
+// String helpers shared by the loaders, name resolution and the command line.
+#ifndef CLOUDFIT_UTIL_STRINGS_H_
+#define CLOUDFIT_UTIL_STRINGS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cloudfit {
+
+std::string_view Trim(std::string_view s);
+std::string ToLower(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+// Splits on `separator`, trims each piece and drops empty ones.
+std::vector<std::string> SplitList(std::string_view s, char separator);
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
+
+// Parses the whole of `text` as a finite decimal number.
+bool ParseDouble(std::string_view text, double* out);
+// Parses the whole of `text` as an integer.
+bool ParseInt(std::string_view text, long long* out);
+
+// The key names are compared by: lower case, with spaces, '-', '_' and '.' removed, so
+// "RTX A6000", "rtx-a6000" and "RTXA6000" meet.
+std::string NormalizeName(std::string_view name);
+
+// Levenshtein distance.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Up to `limit` candidates closest to `query` by edit distance of their normalized forms,
+// closest first; candidates further than about half the query's length are left out.
+std::vector<std::string> ClosestNames(std::string_view query,
+                                      const std::vector<std::string>& candidates,
+                                      size_t limit = 3);
+
+// ", did you mean 'a', 'b'?" or "" when there is nothing to suggest.
+std::string DidYouMean(const std::vector<std::string>& suggestions);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_UTIL_STRINGS_H_

@@ -1,0 +1,180 @@
+// Runs the cloudfit binary on the fixture catalog and compares its output with the files under
+// tests/golden/. CLOUDFIT_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+// Runs cloudfit with the fixture catalog unless `use_fixture` is false.
+Result RunCloudfit(const std::vector<std::string>& args, bool use_fixture = true) {
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-cli-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string command = "cd ";
+  command += Quote(dir.string());
+  command += " && env -u CLOUDFIT_CATALOG CLOUDFIT_TODAY=2026-11-22 ";
+  if (use_fixture) {
+    command += "CLOUDFIT_CATALOG=";
+    command += Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
+    command += " ";
+  }
+  command += Quote(CLOUDFIT_BINARY);
+  for (const std::string& a : args) {
+    command += ' ';
+    command += Quote(a);
+  }
+  command += " >out.txt 2>err.txt";
+  int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(dir / "out.txt");
+  r.err = Slurp(dir / "err.txt");
+  fs::remove_all(dir);
+  return r;
+}
+
+void ExpectGolden(const std::string& name, const std::vector<std::string>& args) {
+  Result r = RunCloudfit(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path golden = fs::path(CLOUDFIT_SOURCE_DIR) / "tests/golden" / (name + ".txt");
+  const char* update = std::getenv("CLOUDFIT_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(golden, std::ios::binary) << r.out;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with CLOUDFIT_UPDATE_GOLDEN=1";
+  EXPECT_EQ(r.out, Slurp(golden)) << "output of " << name << " changed";
+}
+
+TEST(CliGoldenTest, InstancesTable) { ExpectGolden("instances_table", {"instances"}); }
+
+TEST(CliGoldenTest, InstancesFilteredJson) {
+  ExpectGolden("instances_gpu_json",
+               {"instances", "--gpu", "A100,a100 80g", "--pricing", "spot", "--json"});
+}
+
+TEST(CliGoldenTest, InstancesCsvInCny) {
+  ExpectGolden("instances_csv_cny",
+               {"instances", "--gpu-only", "--currency", "CNY", "--top", "3", "--csv"});
+}
+
+TEST(CliGoldenTest, InstancesMarkdownSortedByMemoryPerVcpu) {
+  ExpectGolden("instances_markdown",
+               {"instances", "--sort", "memory-per-vcpu", "--desc", "--markdown"});
+}
+
+TEST(CliGoldenTest, GpusTableAndDetail) {
+  ExpectGolden("gpus_table", {"gpus", "--sort", "bf16"});
+  ExpectGolden("gpus_detail", {"gpus", "a100 80g"});
+}
+
+TEST(CliGoldenTest, ModelsAndCatalogInfo) {
+  ExpectGolden("models_table", {"models"});
+  ExpectGolden("catalog_info", {"catalog", "info"});
+}
+
+// Bad input: a clear message naming what is wrong, exit code 2, nothing on stdout.
+TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"instances", "--gpu", "H1000"}, "--gpu: unknown GPU 'H1000'"},
+      {{"instances", "--vcpus-min", "abc"}, "--vcpus-min"},
+      {{"instances", "--vcpus-min", "16", "--vcpus-max", "8"}, "--vcpus: the minimum 16"},
+      {{"instances", "--price-max", "-5"}, "--price: -5 is outside"},
+      {{"instances", "--pricing", "hourly"}, "--pricing: 'hourly' is not one of"},
+      {{"instances", "--provider", "awz"}, "--provider: unknown value 'awz'; did you mean 'aws'"},
+      {{"instances", "--json", "--csv"}, "excludes"},
+      {{"instances", "--no-such-flag"}, "no-such-flag"},
+      {{"gpus", "Voodoo5"}, "unknown GPU 'Voodoo5'"},
+      {{"models", "Llama-9-1T"}, "unknown model 'Llama-9-1T'"},
+      {{"catalog", "import", "--out", "x", "/nonexistent/vms.csv", "--cloud", "aws"},
+       "/nonexistent/vms.csv: cannot open"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{"instancs"}, "did you mean 'instances'"},
+  };
+  for (const Case& c : cases) {
+    Result r = RunCloudfit(c.args);
+    std::string joined;
+    for (const std::string& a : c.args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << joined << "\nstderr: " << r.err;
+    EXPECT_EQ(r.out, "") << joined;
+  }
+}
+
+TEST(CliErrorsTest, BadCatalogDirectoryNamesFileLineAndField) {
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-bad-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::copy(fs::path(CLOUDFIT_SOURCE_DIR) / "tests/fixtures/catalog", dir,
+           fs::copy_options::recursive);
+  std::ofstream(dir / "instances/aws.csv", std::ios::app)
+      << "aws,g9.huge,g9,A10G,1,,4,16,,x86_64,10,0,,us-east-1,-2,,,,USD,https://x,2026-07-22,\n";
+  Result r = RunCloudfit({"--catalog", dir.string(), "instances"});
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("instances/aws.csv:7: field 'ondemand'"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, RunsFromAnyDirectoryWithTheBuiltInCatalog) {
+  Result r = RunCloudfit({"instances", "--gpu", "H100-SXM", "--top", "3", "--json"}, false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"H100-SXM5-80GB\""), std::string::npos) << r.out;
+  Result info = RunCloudfit({"catalog", "info"}, false);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("catalog: built-in"), std::string::npos);
+}
+
+TEST(CliTest, ImportThenUseTheImportedCatalog) {
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-import-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "lambda");
+  std::ofstream(dir / "lambda/vms.csv")
+      << "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+         "SpotPrice\n"
+         "gpu_1x_l4,L4,1,8,32,0.5,us-east-1,,\n"
+         "gpu_1x_l4,L4,1,8,32,0.5,us-west-1,,\n";
+  std::string out = (dir / "catalog").string();
+  Result r = RunCloudfit({"catalog", "import", "--format", "skypilot", "--as-of", "2026-11-01", "--out",
+                  out, (dir / "lambda/vms.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 rows read, 2 used"), std::string::npos) << r.out;
+  Result q = RunCloudfit({"--catalog", out, "instances", "--provider", "lambda", "--csv"});
+  fs::remove_all(dir);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_NE(q.out.find("lambda,gpu_1x_l4,us-east-1,L4,1,24,8,32,0.5,USD,2026-11-01"),
+            std::string::npos)
+      << q.out;
+}
+
+}  // namespace

@@ -1,0 +1,59 @@
+#include "test_support.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "util/file.h"
+
+namespace cloudfit::testing {
+
+namespace fs = std::filesystem;
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(CLOUDFIT_SOURCE_DIR) + "/" + relative;
+}
+
+CatalogFiles FixtureFiles() {
+  CatalogFiles files;
+  Status s = ReadCsvTree(SourcePath("tests/fixtures/catalog"), &files);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return files;
+}
+
+Catalog FixtureCatalog() {
+  Catalog catalog;
+  Status s = Catalog::FromFiles(FixtureFiles(), "fixture", &catalog);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return catalog;
+}
+
+std::string SharedDir() {
+  fs::path shared = fs::path(CLOUDFIT_SOURCE_DIR).parent_path() / "shared";
+  std::error_code ec;
+  return fs::is_directory(shared / "catalogs", ec) ? shared.string() : "";
+}
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "cloudfit-test-XXXXXX").string();
+  char* made = mkdtemp(pattern.data());
+  EXPECT_NE(made, nullptr);
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& relative, const std::string& contents) const {
+  fs::path path = fs::path(path_) / relative;
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << contents;
+  return path.string();
+}
+
+}  // namespace cloudfit::testing

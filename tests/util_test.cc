@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include "util/csv.h"
+#include "util/date.h"
+#include "util/python_literal.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+namespace {
+
+TEST(CsvTest, ParsesQuotesCrlfCommentsAndEmbeddedNewlines) {
+  CsvTable t;
+  std::string text =
+      "# comment\r\na,b,c\r\n1,\"x, \"\"y\"\"\",3\r\n\r\n# skipped\n4,\"multi\nline\",6\n";
+  ASSERT_TRUE(ParseCsv(text, "t.csv", CsvOptions(), &t).ok());
+  ASSERT_EQ(t.header, (std::vector<std::string>{"a", "b", "c"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].fields[1], "x, \"y\"");
+  EXPECT_EQ(t.rows[0].line, 3);
+  EXPECT_EQ(t.rows[1].fields[1], "multi\nline");
+  EXPECT_EQ(t.rows[1].line, 6);
+}
+
+TEST(CsvTest, RejectsWrongFieldCountWithFileAndLine) {
+  CsvTable t;
+  Status s = ParseCsv("a,b\n1,2\n3\n", "x.csv", CsvOptions(), &t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("x.csv:3"), std::string::npos) << s.message();
+}
+
+TEST(CsvTest, RejectsUnterminatedQuote) {
+  CsvTable t;
+  Status s = ParseCsv("a,b\n1,\"open\n", "q.csv", CsvOptions(), &t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("q.csv:2: unterminated"), std::string::npos) << s.message();
+}
+
+TEST(CsvTest, RowReaderNamesTheField) {
+  CsvTable t;
+  ASSERT_TRUE(ParseCsv("price,name\n-3,x\n", "p.csv", CsvOptions(), &t).ok());
+  CsvRowReader r(t, t.rows[0]);
+  r.Number("price", 0, 10);
+  EXPECT_EQ(r.status().message(), "p.csv:2: field 'price': -3 is out of range [0, 10]");
+  CsvRowReader r2(t, t.rows[0]);
+  ASSERT_TRUE(ParseCsv("price\nabc\n", "p.csv", CsvOptions(), &t).ok());
+  CsvRowReader r3(t, t.rows[0]);
+  r3.OptionalNumber("price");
+  EXPECT_NE(r3.status().message().find("'abc' is not a number"), std::string::npos);
+}
+
+TEST(CsvTest, EscapeRoundTrips) {
+  EXPECT_EQ(CsvEscape("plain"), "plain");
+  EXPECT_EQ(CsvEscape("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvEscape("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(StringsTest, NormalizeNameIgnoresCaseSpacesAndPunctuation) {
+  EXPECT_EQ(NormalizeName("RTX A6000"), NormalizeName("rtx-a6000"));
+  EXPECT_EQ(NormalizeName("A100_SXM4.80GB"), "a100sxm480gb");
+}
+
+TEST(StringsTest, ParseDoubleIsStrict) {
+  double v = 0;
+  EXPECT_TRUE(ParseDouble(" 3.5 ", &v));
+  EXPECT_EQ(v, 3.5);
+  EXPECT_FALSE(ParseDouble("3.5x", &v));
+  EXPECT_FALSE(ParseDouble("", &v));
+  EXPECT_FALSE(ParseDouble("nan", &v));
+  EXPECT_FALSE(ParseDouble("inf", &v));
+}
+
+TEST(StringsTest, ClosestNamesSuggestsNearMisses) {
+  std::vector<std::string> names = {"A100-SXM4-40GB", "H100-SXM5-80GB", "L4", "T4"};
+  auto near = ClosestNames("H10", names);
+  ASSERT_FALSE(near.empty());
+  EXPECT_EQ(near[0], "H100-SXM5-80GB");
+  EXPECT_TRUE(ClosestNames("zzzzzzzzzzzz", names).empty());
+  EXPECT_EQ(DidYouMean({"a", "b"}), "; did you mean 'a' or 'b'?");
+}
+
+TEST(DateTest, ParsesAndFormatsIsoDates) {
+  int days = 0;
+  ASSERT_TRUE(ParseIsoDate("2026-11-22", &days));
+  EXPECT_EQ(FormatIsoDate(days), "2026-11-22");
+  ASSERT_TRUE(ParseIsoDate("1970-01-02", &days));
+  EXPECT_EQ(days, 1);
+  EXPECT_FALSE(ParseIsoDate("2026-02-30", &days));
+  EXPECT_FALSE(ParseIsoDate("22/11/2026", &days));
+}
+
+TEST(PythonLiteralTest, ParsesSkyPilotGpuInfo) {
+  nlohmann::json j;
+  Status s = ParsePythonLiteral(
+      "{'Gpus': [{'Name': 'A10G', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 22888}}], "
+      "'TotalGpuMemoryInMiB': 22888, 'Ok': True, 'None': None, 'Ratio': 1.5}",
+      &j);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(j["Gpus"][0]["Name"], "A10G");
+  EXPECT_EQ(j["Gpus"][0]["MemoryInfo"]["SizeInMiB"], 22888);
+  EXPECT_EQ(j["Ok"], true);
+  EXPECT_TRUE(j["None"].is_null());
+  EXPECT_DOUBLE_EQ(j["Ratio"].get<double>(), 1.5);
+}
+
+TEST(PythonLiteralTest, RejectsMalformedInput) {
+  nlohmann::json j;
+  EXPECT_FALSE(ParsePythonLiteral("{'a': 1", &j).ok());
+  EXPECT_FALSE(ParsePythonLiteral("{'a' 1}", &j).ok());
+  EXPECT_FALSE(ParsePythonLiteral("{1: 2}", &j).ok());
+  EXPECT_FALSE(ParsePythonLiteral(std::string(100, '[') + std::string(100, ']'), &j).ok());
+}
+
+}  // namespace
+}  // namespace cloudfit
