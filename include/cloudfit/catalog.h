@@ -12,6 +12,7 @@
 
 #include "cloudfit/accelerator.h"
 #include "cloudfit/cpu.h"
+#include "cloudfit/efficiency.h"
 #include "cloudfit/instance.h"
 #include "cloudfit/model.h"
 #include "cloudfit/status.h"
@@ -22,6 +23,24 @@ struct CurrencyRate {
   std::string currency;
   double usd_per_unit = 0;
   std::string as_of;
+  std::string source;
+};
+
+// Blender Open Data median score of a GPU (data/render.csv).
+struct RenderScore {
+  const Accelerator* gpu = nullptr;
+  std::string backend;  // OPTIX, CUDA, HIP
+  double samples_per_minute = 0;
+  std::string source;
+};
+
+// Real-time encode streams one NVENC engine sustains (data/video_encoders.csv).
+struct EncoderRate {
+  std::string architecture;  // as in accelerators.csv: Turing, Ampere, Ada Lovelace, ...
+  std::string codec;         // h264, hevc, av1
+  std::string resolution;    // 1080p, 4k
+  double fps = 0;
+  int streams_per_engine = 0;
   std::string source;
 };
 
@@ -52,6 +71,10 @@ class Catalog {
   const std::vector<InstanceType>& instances() const { return instances_; }
   const std::vector<Model>& models() const { return models_; }
   const std::vector<CurrencyRate>& currencies() const { return currencies_; }
+  const EfficiencyTable& efficiency() const { return efficiency_; }
+  EfficiencyTable& mutable_efficiency() { return efficiency_; }  // for fitting
+  const std::vector<RenderScore>& render_scores() const { return render_scores_; }
+  const std::vector<EncoderRate>& encoder_rates() const { return encoder_rates_; }
   const CatalogFiles& files() const { return files_; }
   const std::string& origin() const { return origin_; }
 
@@ -80,6 +103,9 @@ class Catalog {
   std::vector<InstanceType> instances_;
   std::vector<Model> models_;
   std::vector<CurrencyRate> currencies_;
+  EfficiencyTable efficiency_;
+  std::vector<RenderScore> render_scores_;
+  std::vector<EncoderRate> encoder_rates_;
   std::map<std::string, const Accelerator*> accelerator_index_;  // normalized name -> row
   std::map<std::string, const CpuGeneration*> cpu_index_;
   std::map<std::string, const Model*> model_index_;

@@ -26,6 +26,9 @@ struct Model {
   bool tied_embeddings = false;
   std::optional<double> gflops_per_sample;  // forward pass, for CNNs and diffusion models
   int resolution = 0;                       // input side in pixels, for vision models
+  // transformer, cnn, rnn, flow, recsys: how its compute behaves (efficiency lookups).
+  // Empty: derived from the family.
+  std::string compute_class;
   std::string source;
   std::string as_of;
   std::string notes;

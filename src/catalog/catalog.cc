@@ -83,6 +83,25 @@ class CatalogBuilder {
     if (s.ok()) s = ParseModels(table, &c.models_);
     if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
     if (!s.ok()) return s;
+    // Optional files: a catalog without them estimates with default efficiencies and cannot
+    // size renders or streams.
+    if (c.files_.count("efficiency.csv")) {
+      std::vector<EfficiencyFactor> rows;
+      s = ParseFile(c.files_, c.origin_, "efficiency.csv", &table);
+      if (s.ok()) s = ParseEfficiency(table, &rows);
+      if (!s.ok()) return s;
+      c.efficiency_ = EfficiencyTable(std::move(rows));
+    }
+    if (c.files_.count("render.csv")) {
+      s = ParseFile(c.files_, c.origin_, "render.csv", &table);
+      if (s.ok()) s = ParseRenderScores(table, c, &c.render_scores_);
+      if (!s.ok()) return s;
+    }
+    if (c.files_.count("video_encoders.csv")) {
+      s = ParseFile(c.files_, c.origin_, "video_encoders.csv", &table);
+      if (s.ok()) s = ParseEncoderRates(table, &c.encoder_rates_);
+      if (!s.ok()) return s;
+    }
 
     // Instance files: every instances/<provider>.csv. The vector is sized once so that the
     // pointers in the index stay valid.

@@ -14,6 +14,10 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out);
 Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out);
 Status ParseCurrencies(const CsvTable& table, std::vector<CurrencyRate>* out);
 Status ParseModels(const CsvTable& table, std::vector<Model>* out);
+Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out);
+Status ParseRenderScores(const CsvTable& table, const Catalog& catalog,
+                         std::vector<RenderScore>* out);
+Status ParseEncoderRates(const CsvTable& table, std::vector<EncoderRate>* out);
 // `catalog` must already hold accelerators, CPUs and currencies: rows refer to them.
 // `provider` is the one the file is named after; every row must agree with it.
 Status ParseInstances(const CsvTable& table, const std::string& provider, const Catalog& catalog,

@@ -45,6 +45,7 @@ Status ParseModels(const CsvTable& table, std::vector<Model>* out) {
     m.tied_embeddings = r.YesNo("tied_embeddings");
     m.gflops_per_sample = r.OptionalNumber("gflops_per_sample", 1e-6, 1e9);
     m.resolution = count("resolution");
+    m.compute_class = r.Text("compute_class");
     m.source = r.RequiredText("source");
     m.as_of = r.RequiredText("as_of");
     m.notes = r.Text("notes");

@@ -120,6 +120,12 @@ std::vector<std::string> ClosestNames(std::string_view query,
   return out;
 }
 
+std::string FormatNumberShort(double value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
+}
+
 std::string DidYouMean(const std::vector<std::string>& suggestions) {
   if (suggestions.empty()) return "";
   std::string out = "; did you mean ";

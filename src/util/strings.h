@@ -34,6 +34,9 @@ std::vector<std::string> ClosestNames(std::string_view query,
                                       const std::vector<std::string>& candidates,
                                       size_t limit = 3);
 
+// Shortest decimal form of a number: 8 -> "8", 0.25 -> "0.25".
+std::string FormatNumberShort(double value);
+
 // ", did you mean 'a', 'b'?" or "" when there is nothing to suggest.
 std::string DidYouMean(const std::vector<std::string>& suggestions);
 

@@ -1,0 +1,105 @@
+// The estimate of one workload on one hardware choice: memory per device by component, time
+// per step by component, throughput, the bottleneck, scaling, and for serving and rendering
+// their own figures. Every number can be explained by the terms that produced it.
+#ifndef CLOUDFIT_ESTIMATE_H_
+#define CLOUDFIT_ESTIMATE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloudfit/catalog.h"
+#include "cloudfit/hardware.h"
+#include "cloudfit/workload.h"
+
+namespace cloudfit {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double kv_cache_bytes = 0;
+  double comm_buffers_bytes = 0;
+  double runtime_bytes = 0;  // CUDA context and allocator slack
+  double capacity_bytes = 0;
+
+  double total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
+           kv_cache_bytes + comm_buffers_bytes + runtime_bytes;
+  }
+  bool fits() const { return total_bytes() <= capacity_bytes; }
+};
+
+struct Layout {
+  int data_parallel = 1;
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int micro_batch = 1;    // per device
+  int global_batch = 1;
+  int grad_accumulation = 1;
+};
+
+struct TimeBreakdown {
+  double compute_s = 0;       // math at the efficiency-scaled peak
+  double memory_s = 0;        // DRAM traffic at the efficiency-scaled bandwidth
+  double communication_s = 0; // collectives not hidden behind compute
+  double bubble_s = 0;        // pipeline fill and drain
+  double optimizer_s = 0;     // optimizer step (memory-bound)
+  double input_s = 0;         // input pipeline, when it is slower than the GPU it caps the step
+  double step_s = 0;          // one optimizer step, or one unit of work for inference
+};
+
+struct ServingFigures {
+  double ttft_s = 0;              // time to first token at the chosen batch
+  double tpot_s = 0;              // time per output token
+  int max_batch = 0;              // concurrent sequences the KV cache holds
+  double kv_capacity_tokens = 0;
+  double tokens_per_s = 0;        // generated tokens per second per replica
+  double requests_per_s = 0;      // per replica within the latency targets
+  int replicas = 0;               // for the workload's request rate
+  bool meets_targets = true;
+};
+
+struct RenderFigures {
+  double seconds_per_frame = 0;    // per GPU
+  double frames_per_hour = 0;      // whole machine
+  int streams_per_gpu = 0;         // real time: encoder-bound and render-bound minimum
+  bool av1_available = false;
+};
+
+// One term of an explanation: a named figure and how it came about.
+struct Term {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string formula;
+};
+
+struct Estimate {
+  std::string hardware;
+  bool runs_on_gpu = true;
+  Layout layout;
+  MemoryBreakdown memory;  // per device
+  TimeBreakdown time;
+  double throughput = 0;        // in `throughput_unit`
+  std::string throughput_unit;  // samples/s, tokens/s, frames/h, GB/s
+  double total_s = 0;           // the whole job
+  double scaling_efficiency = 1;  // throughput on N devices / (N x one device)
+  std::string bottleneck;         // compute, memory bandwidth, communication, input, ...
+  bool fits = true;
+  std::optional<ServingFigures> serving;
+  std::optional<RenderFigures> render;
+  std::vector<std::string> notes;  // warnings and assumptions a user should read
+  std::vector<Term> terms;         // --explain
+};
+
+// Estimates `workload` (finalized) on `hardware`. Fails only on impossible requests (a layout
+// that cannot divide the model, a GPU count the batch does not divide); a workload that does not
+// fit in memory returns an estimate with fits == false and says what would fit.
+Status EstimateWorkload(const Catalog& catalog, const Workload& workload, const Hardware& hardware,
+                        Estimate* out);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_ESTIMATE_H_

@@ -1,0 +1,48 @@
+// The hardware a workload runs on: a GPU model and count, an instance type (optionally several
+// nodes of it), or a CPU-only instance. Resolved against the catalog into the figures the
+// estimator needs: peaks, memory, and the links that bind collectives.
+#ifndef CLOUDFIT_HARDWARE_H_
+#define CLOUDFIT_HARDWARE_H_
+
+#include <string>
+
+#include "cloudfit/catalog.h"
+
+namespace cloudfit {
+
+struct HardwareSpec {
+  std::string gpu;       // GPU name or alias; empty when `instance` is given
+  double gpus = 1;       // GPUs per node when `gpu` is given
+  std::string instance;  // instance type; fixes GPU, count, vCPUs, memory and network
+  int nodes = 1;
+};
+
+struct Hardware {
+  std::string name;  // for people: "p4d.24xlarge x2" or "8x H100-SXM5-80GB"
+  const Accelerator* gpu = nullptr;       // nullptr: the workload runs on CPUs
+  const InstanceType* instance = nullptr;  // nullptr when only a GPU was named
+  double gpus_per_node = 0;  // fractional for a vGPU slice
+  int nodes = 1;
+  double gpu_memory_bytes = 0;  // per GPU (a slice's share for vGPU)
+  int vcpus_per_node = 0;       // 0 when unknown (GPU named without an instance)
+  double host_memory_bytes_per_node = 0;
+  const CpuGeneration* cpu = nullptr;
+  // Per-direction bandwidth a ring collective gets on each hop inside a node, and between nodes.
+  double intra_node_bytes_per_s = 0;
+  double inter_node_bytes_per_s = 0;
+  std::string intra_node_link;  // "NVLink" or "PCIe gen 4"
+
+  int total_gpus() const;
+  bool has_gpu() const { return gpu != nullptr && gpus_per_node > 0; }
+};
+
+// Checks and resolves a spec: unknown GPU or instance types, a GPU count an instance does not
+// have, non-positive counts are errors naming the field.
+Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out);
+
+// Hardware for one instance type, as the recommender enumerates them.
+Hardware HardwareForInstance(const InstanceType& instance, int nodes);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_HARDWARE_H_

@@ -1,0 +1,137 @@
+// A workload: what the user wants to run, in one validated value built from command-line flags
+// or from a YAML/JSON file. Every field has a unit (in its name or comment), a default a user
+// would expect, and a validation error that names it.
+#ifndef CLOUDFIT_WORKLOAD_H_
+#define CLOUDFIT_WORKLOAD_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloudfit/model.h"
+#include "cloudfit/status.h"
+
+namespace cloudfit {
+
+class Catalog;
+
+enum class WorkloadKind {
+  kTrain,           // from scratch or full fine-tune
+  kLora,            // LoRA fine-tune: frozen base, trainable adapters
+  kQlora,           // QLoRA: 4-bit NF4 base with double quantization, adapters in 16 bit
+  kInference,       // batch (offline) inference
+  kServing,         // online serving at a request rate
+  kRender,          // offline rendering of frames
+  kRealtimeRender,  // cloud gaming, 3D visualisation streams
+  kCad,             // CAD/CAE visualisation sessions
+  kPreprocess,      // data preprocessing on CPUs
+};
+
+// The numeric format of weights and arithmetic.
+enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
+
+enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
+enum class Recompute { kNone, kSelective, kFull };
+enum class ServingEngine { kStatic, kPaged };
+enum class LoraTargets { kQueryValue, kAttention, kAllLinear };
+
+struct Workload {
+  WorkloadKind kind = WorkloadKind::kTrain;
+  std::string model_name;    // zoo name or alias
+  std::string model_config;  // path to a Hugging Face config.json instead of a zoo name
+  Model model;               // resolved architecture (zoo, config.json or explicit numbers)
+  // Architecture numbers given explicitly (params_b, layers, ...), applied over the model.
+  std::map<std::string, double> architecture_overrides;
+
+  NumericFormat precision = NumericFormat::kBf16;
+  int global_batch = 0;  // samples per optimizer step over all devices; 0 = derived
+  int micro_batch = 0;   // samples per device per forward pass; 0 = derived
+  int seq_len = 0;       // tokens per sample; 0 = the model's default for the kind
+  int resolution = 0;    // image side, pixels; 0 = the model's
+  // Amount of work, any one of these (tokens wins, then samples, then epochs x dataset).
+  double tokens = 0;
+  double samples = 0;
+  double epochs = 0;
+  double dataset_samples = 0;
+  double steps = 0;  // optimizer steps; the default when no amount is given is 1,000
+
+  Optimizer optimizer = Optimizer::kAdamW;
+  // Mixed precision keeps fp32 master weights in the optimizer (Megatron, DeepSpeed, AMP);
+  // false = pure 16-bit training, optimizer states in the model's dtype.
+  bool master_weights = true;
+  int zero_stage = 0;  // 0-3; FSDP full sharding is stage 3
+  int tensor_parallel = 0;    // 0 = choose automatically
+  int pipeline_parallel = 0;  // 0 = choose automatically
+  Recompute recompute = Recompute::kNone;
+  bool flash_attention = true;
+  int lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::kAllLinear;
+
+  // Serving.
+  double request_rate = 1;        // requests/s
+  int prompt_tokens = 512;
+  int output_tokens = 256;
+  std::optional<double> ttft_target_s;  // time to first token
+  std::optional<double> tpot_target_s;  // time per output token
+  ServingEngine engine = ServingEngine::kPaged;
+  // How inference spreads a model over GPUs: tensor parallel (vLLM, TensorRT-LLM) or whole
+  // layers per GPU run one after another (llama.cpp's default split, Accelerate's device_map).
+  bool layer_split = false;
+  // Bits per weight of a quantized format when it differs from the precision's (GGUF Q4_K_M
+  // averages about 4.9); 0 = the precision's own.
+  double weight_bits = 0;
+  int diffusion_steps = 30;  // denoising steps per image
+
+  // Rendering.
+  double frames = 0;
+  std::optional<double> seconds_per_frame;  // measured on `reference_gpu`
+  std::string reference_gpu;
+  std::optional<double> benchmark_score;  // Blender Open Data samples/min of the reference
+  double scene_memory_gib = 0;
+  int width = 1920;
+  int height = 1080;
+  double fps = 60;
+  int streams = 1;
+  std::string codec = "h264";  // h264, hevc, av1
+
+  // Data preprocessing and input pipelines.
+  double data_gb = 0;
+  double per_core_mb_s = 50;  // preprocessing throughput of one vCPU, MB/s
+  std::optional<double> loader_samples_per_core_s;  // input-pipeline rate of one vCPU
+  std::optional<double> storage_gb_s;               // disk or object-store read rate
+
+  bool is_training() const {
+    return kind == WorkloadKind::kTrain || kind == WorkloadKind::kLora ||
+           kind == WorkloadKind::kQlora;
+  }
+  bool is_llm_like() const;  // a transformer with a token stream
+};
+
+// The field names a workload file or --set accepts, with units and allowed values.
+struct WorkloadField {
+  std::string name;
+  std::string help;
+};
+const std::vector<WorkloadField>& WorkloadFields();
+
+// Sets one field from text, as a file or flag gives it. Errors name the field and what is
+// allowed: "batch: -4 is not allowed; a whole number >= 1".
+Status SetWorkloadField(Workload* w, const std::string& name, const std::string& value);
+
+// Reads a YAML or JSON mapping of field names to values.
+Status LoadWorkloadFile(const std::string& path, std::vector<std::pair<std::string, std::string>>*
+                                                     fields);
+
+// Resolves the model (zoo, config.json, or explicit numbers already set), fills defaults that
+// depend on it, and checks the whole workload for consistency.
+Status FinalizeWorkload(const Catalog& catalog, Workload* w);
+
+std::string_view WorkloadKindName(WorkloadKind kind);
+std::string_view NumericFormatName(NumericFormat format);
+// Bytes per weight for a format (int4 counts its quantization scales: 4.5 bits).
+double BytesPerWeight(NumericFormat format);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_WORKLOAD_H_

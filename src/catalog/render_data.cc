@@ -1,0 +1,47 @@
+// Loaders for the rendering data: Blender Open Data scores and NVENC stream rates.
+#include "catalog/loaders.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+Status ParseRenderScores(const CsvTable& table, const Catalog& catalog,
+                         std::vector<RenderScore>* out) {
+  Status s = table.RequireColumns({"gpu", "backend", "score", "source"});
+  if (!s.ok()) return s;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    RenderScore score;
+    std::string gpu = r.RequiredText("gpu");
+    if (r.status().ok()) {
+      Status found = catalog.FindAccelerator(gpu, &score.gpu);
+      if (!found.ok()) r.Fail("gpu", found.message());
+    }
+    score.backend = r.RequiredText("backend");
+    score.samples_per_minute = r.Number("score", 1e-3, 1e9);
+    score.source = r.RequiredText("source");
+    if (!r.status().ok()) return r.status();
+    out->push_back(std::move(score));
+  }
+  return Status::OK();
+}
+
+Status ParseEncoderRates(const CsvTable& table, std::vector<EncoderRate>* out) {
+  Status s = table.RequireColumns(
+      {"architecture", "codec", "resolution", "fps", "streams_per_nvenc", "source"});
+  if (!s.ok()) return s;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    EncoderRate rate;
+    rate.architecture = r.RequiredText("architecture");
+    rate.codec = ToLower(r.RequiredText("codec"));
+    rate.resolution = ToLower(r.RequiredText("resolution"));
+    rate.fps = r.Number("fps", 1, 1000);
+    rate.streams_per_engine = static_cast<int>(r.Number("streams_per_nvenc", 0, 10000));
+    rate.source = r.RequiredText("source");
+    if (!r.status().ok()) return r.status();
+    out->push_back(std::move(rate));
+  }
+  return Status::OK();
+}
+
+}  // namespace cloudfit

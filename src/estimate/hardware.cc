@@ -1,0 +1,126 @@
+#include "cloudfit/hardware.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+// PCIe x16 bandwidth per direction, bytes/s (PCI-SIG: gen3 8 GT/s, gen4 16, gen5 32, 128b/130b
+// encoding; 16 lanes).
+double PcieBytesPerS(int gen) {
+  double gt = gen >= 6 ? 64 : gen == 5 ? 32 : gen == 4 ? 16 : 8;
+  return gt * 1e9 * 16 * (128.0 / 130.0) / 8;
+}
+
+// Fraction of a link's nominal bandwidth that NCCL's ring all-reduce reaches ("bus bandwidth"
+// in nccl-tests): about 0.8 on NVLink/NVSwitch and PCIe alike in NVIDIA's published results.
+constexpr double kLinkEfficiency = 0.8;
+
+// Whether GPUs of this kind talk over NVLink inside a node of `count` GPUs: SXM and OAM parts sit
+// on NVLink/NVSwitch (or Infinity Fabric) boards; PCIe cards with a bridge pair up only.
+bool UsesNvlink(const Accelerator& gpu, double count) {
+  if (gpu.nvlink_bytes_per_s <= 0 || count < 2) return false;
+  std::string form = ToLower(gpu.form_factor);
+  bool board = form.find("sxm") != std::string::npos || form.find("oam") != std::string::npos ||
+               form.find("superchip") != std::string::npos;
+  return board || count == 2;
+}
+
+void FillLinks(Hardware* h) {
+  if (!h->has_gpu()) return;
+  if (UsesNvlink(*h->gpu, h->gpus_per_node)) {
+    h->intra_node_bytes_per_s = h->gpu->nvlink_bytes_per_s / 2 * kLinkEfficiency;
+    h->intra_node_link = "NVLink";
+  } else {
+    int gen = h->gpu->pcie_gen > 0 ? h->gpu->pcie_gen : 3;
+    h->intra_node_bytes_per_s = PcieBytesPerS(gen) * kLinkEfficiency;
+    h->intra_node_link = fmt::format("PCIe gen {}", gen);
+  }
+  // Between nodes: the instance's network, bits to bytes; 25 Gbit/s when unknown, a common
+  // floor for GPU instances (e.g. AWS g5.xlarge "up to 10", p3.16xlarge 25).
+  double bits = h->instance && h->instance->network_bits_per_s > 0
+                    ? h->instance->network_bits_per_s
+                    : 25e9;
+  h->inter_node_bytes_per_s = bits / 8 * kLinkEfficiency;
+}
+
+}  // namespace
+
+int Hardware::total_gpus() const {
+  return has_gpu() ? static_cast<int>(std::ceil(gpus_per_node)) * nodes : 0;
+}
+
+Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
+  Hardware h;
+  h.instance = &instance;
+  h.gpu = instance.gpu;
+  h.gpus_per_node = instance.gpu ? instance.gpu_count : 0;
+  h.nodes = nodes;
+  h.gpu_memory_bytes = instance.gpu_count > 0 ? instance.gpu_memory_bytes / std::max(1.0, instance.gpu_count)
+                                              : 0;
+  h.vcpus_per_node = instance.vcpus;
+  h.host_memory_bytes_per_node = instance.memory_bytes;
+  h.cpu = instance.cpu;
+  h.name = nodes > 1 ? fmt::format("{} x{}", instance.name, nodes) : instance.name;
+  FillLinks(&h);
+  return h;
+}
+
+Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out) {
+  if (spec.nodes < 1 || spec.nodes > 100000) {
+    return Status::InvalidArgument(fmt::format("--nodes: {} is not in [1, 100000]", spec.nodes));
+  }
+  if (!spec.instance.empty()) {
+    const InstanceType* t = nullptr;
+    Status s = catalog.FindInstance(spec.instance, &t);
+    if (!s.ok()) return Status::InvalidArgument("--instance: " + s.message());
+    if (!spec.gpu.empty()) {
+      const Accelerator* a = nullptr;
+      s = catalog.FindAccelerator(spec.gpu, &a);
+      if (!s.ok()) return Status::InvalidArgument("--gpu: " + s.message());
+      if (a != t->gpu) {
+        return Status::InvalidArgument(fmt::format("--gpu: {} has {}, not {}", t->name,
+                                                   t->has_gpu() ? t->gpu_name() : "no GPU",
+                                                   a->name));
+      }
+    }
+    if (spec.gpus != 1 && std::abs(spec.gpus - t->gpu_count) > 1e-9) {
+      return Status::InvalidArgument(fmt::format("--gpus: {} has {} GPUs, not {}", t->name,
+                                                 FormatNumberShort(t->gpu_count), spec.gpus));
+    }
+    if (t->has_gpu() && t->gpu == nullptr) {
+      return Status::InvalidArgument(fmt::format(
+          "--instance: {}'s GPU model is not disclosed by {}, so it cannot be estimated",
+          t->name, t->provider));
+    }
+    *out = HardwareForInstance(*t, spec.nodes);
+    return Status::OK();
+  }
+  if (spec.gpu.empty()) {
+    return Status::InvalidArgument("--gpu or --instance: name the hardware to estimate on");
+  }
+  const Accelerator* a = nullptr;
+  Status s = catalog.FindAccelerator(spec.gpu, &a);
+  if (!s.ok()) return Status::InvalidArgument("--gpu: " + s.message());
+  if (spec.gpus <= 0 || spec.gpus > 1024) {
+    return Status::InvalidArgument(fmt::format("--gpus: {} is not in (0, 1024]", spec.gpus));
+  }
+  Hardware h;
+  h.gpu = a;
+  h.gpus_per_node = spec.gpus;
+  h.nodes = spec.nodes;
+  h.gpu_memory_bytes = a->memory_bytes;
+  std::string count = FormatNumberShort(spec.gpus);
+  h.name = spec.nodes > 1 ? fmt::format("{} nodes x {}x {}", spec.nodes, count, a->name)
+                          : fmt::format("{}x {}", count, a->name);
+  FillLinks(&h);
+  *out = h;
+  return Status::OK();
+}
+
+}  // namespace cloudfit
