@@ -51,6 +51,7 @@ struct TimeBreakdown {
 };
 
 struct ServingFigures {
+  double prefill_s = 0;           // one prompt's prefill alone
   double ttft_s = 0;              // time to first token at the chosen batch
   double tpot_s = 0;              // time per output token
   int max_batch = 0;              // concurrent sequences the KV cache holds

@@ -34,7 +34,7 @@ enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
 enum class Recompute { kNone, kSelective, kFull };
 enum class ServingEngine { kStatic, kPaged };
-enum class LoraTargets { kQueryValue, kAttention, kAllLinear };
+enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
 
 struct Workload {
   WorkloadKind kind = WorkloadKind::kTrain;

@@ -49,6 +49,8 @@ void AddGpusCommand(CLI::App* app, const GlobalOptions* global);
 void AddInstancesCommand(CLI::App* app, const GlobalOptions* global);
 void AddModelsCommand(CLI::App* app, const GlobalOptions* global);
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global);
+void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
+void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 
 }  // namespace cloudfit::cli
 

@@ -27,6 +27,8 @@ int Run(int argc, char** argv) {
   AddInstancesCommand(&app, &global);
   AddModelsCommand(&app, &global);
   AddCatalogCommand(&app, &global);
+  AddEstimateCommand(&app, &global);
+  AddCalibrateCommand(&app, &global);
 
   try {
     app.parse(argc, argv);

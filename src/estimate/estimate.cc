@@ -32,8 +32,12 @@ DeviceRates GpuRates(const Accelerator& gpu, NumericFormat format) {
     case NumericFormat::kTf32: chain = {Precision::kTf32, Precision::kFp32}; break;
     case NumericFormat::kFp16: chain = {Precision::kFp16, Precision::kFp32}; break;
     case NumericFormat::kBf16:
-    case NumericFormat::kInt4:  // weight-only: arithmetic in 16 bit
       chain = {Precision::kBf16, Precision::kFp16, Precision::kFp32};
+      break;
+    // 4-bit weights: llama.cpp's quantised matmuls (MMQ) and W4A8 kernels dot 8-bit integers on
+    // the tensor cores; without int8 units they dequantise to 16 bit.
+    case NumericFormat::kInt4:
+      chain = {Precision::kInt8, Precision::kFp16, Precision::kFp32};
       break;
     case NumericFormat::kFp8: chain = {Precision::kFp8, Precision::kBf16, Precision::kFp16, Precision::kFp32}; break;
     case NumericFormat::kInt8: chain = {Precision::kInt8, Precision::kFp16, Precision::kFp32}; break;
@@ -41,8 +45,10 @@ DeviceRates GpuRates(const Accelerator& gpu, NumericFormat format) {
   for (Precision p : chain) {
     if (auto peak = gpu.peak(p)) {
       r.peak_flops = *peak;
-      // bf16 and fp16 share tensor-core rates and efficiency rows.
+      // bf16 and fp16 share tensor-core rates and efficiency rows; 4-bit weights run 16-bit
+      // arithmetic but dequantise on the fly, so they keep efficiency rows of their own.
       r.precision_key = p == Precision::kBf16 ? "fp16" : std::string(PrecisionName(p));
+      if (format == NumericFormat::kInt4) r.precision_key = "int4";
       return r;
     }
   }
@@ -83,6 +89,7 @@ DeviceRates CpuRates(const Hardware& hw, NumericFormat format) {
 
 std::string ComputeClass(const Model& m) {
   if (!m.compute_class.empty()) return m.compute_class;
+  if (m.family == "diffusion" && m.layers == 0) return "cnn";  // U-Nets
   if (m.layers > 0 && m.hidden > 0) return "transformer";
   return "cnn";  // CNNs, U-Nets, and vision models given by per-sample FLOPs
 }

@@ -15,6 +15,8 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr int kMaxBatch = 256;  // vLLM's default max_num_seqs
+constexpr double kPrefillChunkTokens = 512;   // llama.cpp's default n_ubatch
+constexpr double kPrefillBatchTokens = 2048;  // llama.cpp's default n_batch
 
 class InferenceModel {
  public:
@@ -24,8 +26,8 @@ class InferenceModel {
     if (hw.has_gpu()) rates_.memory_bytes = hw.gpu_memory_bytes;
     devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
     const EfficiencyTable& eff = catalog.efficiency();
-    decode_bw_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "llm_decode", 0.7,
-                                &decode_row_);
+    decode_bw_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, rates_.precision_key,
+                                "llm_decode", 0.7, &decode_row_);
     prefill_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key,
                               "llm_prefill", 0.5, &prefill_row_);
     forward_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key,
@@ -73,10 +75,22 @@ class InferenceModel {
   // Prefill of `batch` prompts of `tokens` each.
   double PrefillSeconds(double batch, double tokens) const {
     double flops = batch * tokens * ForwardFlopsPerToken(m_, tokens, true);
-    double peak = rates_.peak_flops * (w_.layer_split ? 1 : devices_);
-    double compute = flops / (peak * prefill_eff_);
-    double memory = weight_bytes_ / ((w_.layer_split ? 1 : devices_) * rates_.bandwidth_bytes_per_s *
-                                     bandwidth_eff_);
+    if (w_.layer_split && devices_ > 1) {
+      // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
+      // default n_ubatch is 512 tokens), so the stages overlap once there are several: a
+      // pipeline of k chunks over n stages takes (k + n - 1) / (k * n) of the serial time.
+      // The pipeline fills within one logical batch (llama.cpp's n_batch, 2048 tokens), so a
+      // longer prompt is several pipelines run one after another.
+      double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
+      double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
+      double serial = flops / (rates_.peak_flops * prefill_eff_) +
+                      weight_bytes_ / (rates_.bandwidth_bytes_per_s * bandwidth_eff_) *
+                          std::ceil(total_chunks / per_batch);
+      return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
+             total_chunks * (devices_ - 1) * layer_latency_s_;
+    }
+    double compute = flops / (rates_.peak_flops * devices_ * prefill_eff_);
+    double memory = weight_bytes_ / (devices_ * rates_.bandwidth_bytes_per_s * bandwidth_eff_);
     return compute + memory;
   }
 
@@ -161,6 +175,7 @@ Status LanguageModelInference(const InferenceModel& im, const Workload& w, const
   double tpot = im.DecodeStepSeconds(batch, prompt + output / 2);
   double prefill_one = im.PrefillSeconds(1, prompt);
   s.max_batch = batch;
+  s.prefill_s = prefill_one;
   s.tpot_s = tpot;
   // A new request waits for the step in flight, then its prompt is processed.
   s.ttft_s = prefill_one + tpot;
@@ -174,7 +189,7 @@ Status LanguageModelInference(const InferenceModel& im, const Workload& w, const
     e->notes.push_back(fmt::format("misses the latency target: TTFT {:.0f} ms, TPOT {:.1f} ms",
                                    s.ttft_s * 1e3, s.tpot_s * 1e3));
   }
-  if (e->memory.capacity_bytes == 0) e->memory = im.Memory(batch, context);
+  if (e->memory.capacity_bytes == 0) e->memory = im.Memory(batch, resident);
   e->fits = e->fits && e->memory.fits();
   e->time.step_s = tpot;
   e->time.memory_s = (im.weight_bytes() + batch * (prompt + output / 2) * im.kv_per_token()) /

@@ -69,7 +69,9 @@ class TrainingModel {
  public:
   TrainingModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
       : catalog_(catalog), w_(w), hw_(hw), m_(w.model) {
-    transformer_ = ComputeClass(m_) == "transformer";
+    // Transformers are costed from their shape; the efficiency class may be finer (the
+    // transformer-xl class covers memory attention and adaptive softmax the shape misses).
+    transformer_ = m_.layers > 0 && m_.hidden > 0;
     rates_ = hw.has_gpu() ? GpuRates(*hw.gpu, w.precision) : CpuRates(hw, w.precision);
     if (hw.has_gpu()) rates_.memory_bytes = hw.gpu_memory_bytes;
     lora_ = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;
@@ -79,10 +81,14 @@ class TrainingModel {
     std::string cls = ComputeClass(m_);
     compute_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key, cls,
                               0.5, &compute_row_);
+    // Convolutions, GEMMs and recurrent kernels reach different fractions of the same peak: a
+    // per-class factor on the architecture's efficiency, capped at the peak itself.
+    compute_eff_ = std::min(1.0, compute_eff_ * eff.Lookup("class_compute_factor", "*", "*", cls, 1));
     bandwidth_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "*", 0.8);
     traffic_factor_ = eff.Lookup("activation_traffic", "*", "*", cls, 3);
     flops_per_byte_ = eff.Lookup("flops_per_byte", "*", "*", cls, 50);
     overlap_ = eff.Lookup("allreduce_overlap", "*", "*", "*", 0.7);
+    dp_overhead_ = eff.Lookup("sync_overhead_per_doubling", "*", "*", "*", 0.0);
   }
 
   double ActivationScale() const { return wide_ ? 2.0 : 1.0; }
@@ -121,6 +127,10 @@ class TrainingModel {
       if (w_.kind == WorkloadKind::kQlora) {
         double embedding = static_cast<double>(m_.vocab) * m_.hidden * (m_.tied_embeddings ? 1 : 2);
         base_bytes = (m_.params - embedding) * kNf4BitsPerWeight / 8 + embedding * 2;
+      } else if (w_.precision == NumericFormat::kInt8) {
+        // LLM.int8: linear weights in 8 bits, embeddings in 16.
+        double embedding = static_cast<double>(m_.vocab) * m_.hidden * (m_.tied_embeddings ? 1 : 2);
+        base_bytes = (m_.params - embedding) * 1 + embedding * 2;
       } else {
         base_bytes = m_.params * (wide_ ? 4 : 2);
       }
@@ -134,14 +144,15 @@ class TrainingModel {
       mem.weights_bytes = p * bpp.weights / (w_.zero_stage >= 3 ? dp : 1);
       mem.gradients_bytes = p * bpp.gradients / (w_.zero_stage >= 2 ? dp : 1);
       mem.optimizer_bytes = p * bpp.optimizer / (w_.zero_stage >= 1 ? dp : 1);
-      if (w_.zero_stage >= 3 && dp > 1 && m_.layers > 0) {
-        // ZeRO-3 gathers one layer's full weights at a time (prefetch keeps about two).
-        mem.weights_bytes += 2 * (m_.params / m_.layers) * bpp.weights / l.tensor_parallel;
-      }
+
     }
     mem.activations_bytes = Activations(l) * ActivationScale();
+    if (!lora_ && w_.zero_stage >= 3 && dp > 1 && m_.layers > 0) {
+      // ZeRO-3 gathers one layer's full weights at a time (prefetch keeps about two).
+      mem.comm_buffers_bytes += 2 * (m_.params / m_.layers) * bpp.weights / l.tensor_parallel;
+    }
     if (hw_.total_gpus() > 1) {
-      mem.comm_buffers_bytes = kNcclBufferBytes;
+      mem.comm_buffers_bytes += kNcclBufferBytes;
       if (dp > 1 && !lora_) {
         mem.comm_buffers_bytes += w_.zero_stage == 0
                                       ? mem.gradients_bytes  // DDP bucket copies of the grads
@@ -235,6 +246,13 @@ class TrainingModel {
       t.bubble_s = (l.pipeline_parallel - 1.0) / micro_steps * busy;
     }
     t.step_s = busy + t.optimizer_s + t.communication_s + t.bubble_s;
+    if (devices > 1) {
+      // Synchronisation beyond the all-reduce bytes (stragglers, collective launch, framework
+      // bookkeeping) grows with the number of ranks: a fitted fraction of the step per doubling.
+      double sync = dp_overhead_ * std::log2(devices) * (busy + t.optimizer_s);
+      t.communication_s += sync;
+      t.step_s += sync;
+    }
     if (w_.loader_samples_per_core_s && hw_.vcpus_per_node > 0) {
       double cap = *w_.loader_samples_per_core_s * hw_.vcpus_per_node * hw_.nodes;
       t.input_s = l.global_batch / cap;
@@ -373,6 +391,7 @@ class TrainingModel {
   double traffic_factor_ = 3;
   double flops_per_byte_ = 50;
   double overlap_ = 0.7;
+  double dp_overhead_ = 0;
   const EfficiencyFactor* compute_row_ = nullptr;
 };
 

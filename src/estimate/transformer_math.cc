@@ -70,9 +70,12 @@ double LoraParams(const Model& m, LoraTargets targets, int rank) {
   const double f = m.ffn_hidden > 0 ? m.ffn_hidden : 4 * h;
   const double r = rank;
   // An adapter on a d_in x d_out matrix adds r * (d_in + d_out) parameters.
-  double per_layer = r * (h + h) + r * (h + kv);  // q and v
-  if (targets != LoraTargets::kQueryValue) per_layer += r * (h + kv) + r * (h + h);  // k, o
-  if (targets == LoraTargets::kAllLinear) {
+  double per_layer = 0;
+  if (targets != LoraTargets::kMlp) per_layer += r * (h + h) + r * (h + kv);  // q and v
+  if (targets == LoraTargets::kAttention || targets == LoraTargets::kAllLinear) {
+    per_layer += r * (h + kv) + r * (h + h);  // k and o
+  }
+  if (targets == LoraTargets::kAllLinear || targets == LoraTargets::kMlp) {
     double mlp = HasGatedMlp(m) ? 3 * r * (h + f) : 2 * r * (h + f);
     per_layer += mlp * std::max(1, m.experts);
   }

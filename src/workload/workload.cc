@@ -163,9 +163,9 @@ const std::vector<FieldSpec>& Specs() {
                               {"int8", NumericFormat::kInt8},
                               {"int4", NumericFormat::kInt4}})},
       {"batch", "global batch, samples per optimizer step",
-       Integer("batch", &Workload::global_batch, 1, 10000000, "samples")},
+       Integer("batch", &Workload::global_batch, 1, 1000000000, "samples")},
       {"micro_batch", "samples per device per forward pass",
-       Integer("micro_batch", &Workload::micro_batch, 1, 1000000, "samples")},
+       Integer("micro_batch", &Workload::micro_batch, 1, 100000000, "samples")},
       {"seq_len", "tokens per sample", Integer("seq_len", &Workload::seq_len, 1, 10000000, "tokens")},
       {"resolution", "image side, pixels",
        Integer("resolution", &Workload::resolution, 8, 65536, "pixels")},
@@ -208,10 +208,11 @@ const std::vector<FieldSpec>& Specs() {
          return Status::OK();
        }},
       {"lora_rank", "LoRA rank", Integer("lora_rank", &Workload::lora_rank, 1, 4096, "rank")},
-      {"lora_targets", "qv, attention, all (all linear layers)",
+      {"lora_targets", "qv, attention, mlp, all (all linear layers)",
        Choice<LoraTargets>("lora_targets", &Workload::lora_targets,
                            {{"qv", LoraTargets::kQueryValue},
                             {"attention", LoraTargets::kAttention},
+                            {"mlp", LoraTargets::kMlp},
                             {"all", LoraTargets::kAllLinear}})},
       {"request_rate", "requests per second",
        Number("request_rate", &Workload::request_rate, 1e-6, 1e7, "requests/s")},
@@ -341,8 +342,10 @@ Status LoadWorkloadFile(const std::string& path,
 }
 
 bool Workload::is_llm_like() const {
-  return model.family == "decoder" || model.family == "moe" || model.family == "encoder" ||
-         model.family == "encoder-decoder";
+  bool transformer_family = model.family == "decoder" || model.family == "moe" ||
+                            model.family == "encoder" || model.family == "encoder-decoder";
+  // Sequence models given only by per-sample FLOPs (GNMT's LSTMs) are not token transformers.
+  return transformer_family && (model.layers > 0 || !model.gflops_per_sample);
 }
 
 Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
@@ -393,8 +396,10 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
     return Status::InvalidArgument("kind: LoRA applies to transformer or diffusion models");
   }
   if (w->kind == WorkloadKind::kQlora) w->precision = NumericFormat::kBf16;  // compute dtype
-  if (w->is_training() && (w->precision == NumericFormat::kInt8 ||
-                           w->precision == NumericFormat::kInt4)) {
+  // LoRA may sit on an 8-bit base (LLM.int8); full training needs a trainable format.
+  bool int_base_ok = w->kind == WorkloadKind::kLora && w->precision == NumericFormat::kInt8;
+  if (w->is_training() && !int_base_ok &&
+      (w->precision == NumericFormat::kInt8 || w->precision == NumericFormat::kInt4)) {
     return Status::InvalidArgument(
         "precision: int8 and int4 are weight formats for inference; train in fp32, tf32, fp16, "
         "bf16 or fp8 (or use kind qlora for a 4-bit base)");

@@ -1,0 +1,67 @@
+// Public measurements turned into test cases: each row of shared/calibration/ becomes a workload,
+// a hardware choice, a metric and the measured value, so predictions can be scored against it.
+#ifndef CLOUDFIT_CALIBRATION_H_
+#define CLOUDFIT_CALIBRATION_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cloudfit/catalog.h"
+#include "cloudfit/hardware.h"
+#include "cloudfit/workload.h"
+
+namespace cloudfit {
+
+// What a case measures; each family has its own error target.
+enum class MetricFamily {
+  kTrainingThroughput,  // samples/s, tokens/s, images/s of training
+  kLlmDecode,           // generated tokens/s
+  kLlmPrefill,          // prompt tokens/s
+  kMemory,              // bytes on the GPU
+  kFits,                // 1 fits, 0 out of memory (scored as agreement, not percentage)
+};
+std::string_view MetricFamilyName(MetricFamily family);
+
+struct CalibrationCase {
+  std::string id;      // file:line
+  std::string source;  // the row's source (repository@commit:path)
+  MetricFamily family = MetricFamily::kTrainingThroughput;
+  std::string gpu;     // as the row names it, for per-GPU summaries
+  int num_gpus = 1;
+  Workload workload;   // finalized
+  HardwareSpec hardware;
+  double measured = 0;  // in SI (bytes) for memory, in the row's unit otherwise
+  // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s).
+  double throughput_scale = 1;
+};
+
+struct SkippedRow {
+  std::string id;
+  std::string reason;
+};
+
+// Reads every row of `dir`/train_throughput.csv and `dir`/llm_memory_and_speed.csv. Rows that
+// describe something cloudfit does not model (CPU memory, CPU offload) are returned in
+// `skipped` with the reason; nothing is dropped silently.
+Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
+                            std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped);
+
+// The prediction for a case, in the case's unit.
+Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted);
+
+struct ErrorStats {
+  int cases = 0;
+  double median_ape = 0;  // absolute percentage error, as a fraction
+  double p90_ape = 0;
+  double agreement = 0;  // kFits: share of cases where fits/does-not-fit is right
+};
+
+// Median and 90th-percentile errors per family, per family and GPU ("family/gpu"), and overall
+// per family ("family").
+std::map<std::string, ErrorStats> ScoreCases(const Catalog& catalog,
+                                             const std::vector<CalibrationCase>& cases);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CALIBRATION_H_

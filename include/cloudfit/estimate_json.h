@@ -1,0 +1,16 @@
+// The JSON form of an estimate (schema cloudfit.estimate/v1, see docs/json-schema.md), shared by
+// the command line, batch mode and the server.
+#ifndef CLOUDFIT_ESTIMATE_JSON_H_
+#define CLOUDFIT_ESTIMATE_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "cloudfit/estimate.h"
+
+namespace cloudfit {
+
+nlohmann::json EstimateToJson(const Workload& workload, const Estimate& estimate);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_ESTIMATE_JSON_H_

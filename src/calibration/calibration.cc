@@ -1,0 +1,347 @@
+// Turns the rows of shared/calibration into estimator cases. Each row's setting is read from its
+// columns; where the source left something unstated, the assumption is written next to the rule
+// that makes it, so a reader can disagree with it.
+#include "cloudfit/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "cloudfit/estimate.h"
+#include "util/csv.h"
+#include "util/file.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+// Bits per weight of llama.cpp's Q4_K_M: the Llama-3-8B file is 4.92 GB for 8.03 B parameters
+// (QuantFactory/Meta-Llama-3-8B-Instruct-GGUF), 4.9 bits.
+constexpr double kQ4KMBitsPerWeight = 4.9;
+
+struct Loader {
+  const Catalog& catalog;
+  std::vector<CalibrationCase>* cases;
+  std::vector<SkippedRow>* skipped;
+
+  void Skip(const std::string& id, const std::string& reason) { skipped->push_back({id, reason}); }
+
+  // Sets fields and finalizes; a failure is a skipped row with the reason.
+  bool Finish(CalibrationCase c, const std::vector<std::pair<std::string, std::string>>& fields) {
+    for (const auto& [k, v] : fields) {
+      Status s = SetWorkloadField(&c.workload, k, v);
+      if (!s.ok()) {
+        Skip(c.id, s.message());
+        return false;
+      }
+    }
+    Status s = FinalizeWorkload(catalog, &c.workload);
+    if (!s.ok()) {
+      Skip(c.id, s.message());
+      return false;
+    }
+    cases->push_back(std::move(c));
+    return true;
+  }
+};
+
+// "4x RTX 3090 24GB" -> 4, "RTX 3090 24GB".
+bool SplitGpu(const std::string& text, int* count, std::string* name) {
+  static const std::regex kPattern(R"(^(\d+)x (.*)$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kPattern)) return false;
+  *count = std::stoi(m[1].str());
+  *name = m[2].str();
+  return true;
+}
+
+double MemoryUnitBytes(const std::string& unit) {
+  std::string u = ToLower(unit);
+  if (u == "gib") return 1024.0 * 1024 * 1024;
+  if (u == "mib") return 1024.0 * 1024;
+  if (u == "gb") return 1e9;
+  return 0;
+}
+
+void LoadTrainThroughput(Loader* loader, const std::string& path) {
+  std::string text;
+  CsvTable table;
+  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    CalibrationCase c;
+    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
+    c.source = r.Text("source");
+    c.family = MetricFamily::kTrainingThroughput;
+    c.gpu = r.Text("gpu");
+    c.num_gpus = static_cast<int>(r.Number("num_gpus", 1, 1024));
+    c.hardware.gpu = c.gpu;
+    c.hardware.gpus = c.num_gpus;
+    std::string model(r.Text("model"));
+    c.measured = r.Number("value", 0, 1e12);
+    std::string precision(r.Text("precision"));
+    if (precision == "fp16_mixed") precision = "fp16";
+    // The row's batch counts utterances, segments or sentence pairs, its throughput counts
+    // frames, audio samples or tokens (what the zoo's FLOPs are per). Units per batch element:
+    // WaveGlow segments are 8,000 samples (the task says so); LJSpeech clips average 6.57 s
+    // (13,100 clips, 23.92 h: the dataset's README) = 566 mel frames at 22,050 Hz / hop 256;
+    // a WMT16 en-de sentence pair is assumed to be 50 BPE tokens, source plus target.
+    double units = 1;
+    if (model == "WaveGlow") units = 8000;
+    else if (model == "Tacotron 2") units = 566;
+    else if (model == "GNMT v2") units = 50;
+    int per_gpu = static_cast<int>(r.Number("batch_size_per_gpu", 1, 1e7) * units);
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"kind", "train"},
+        {"model", model},
+        {"precision", precision},
+        {"micro_batch", std::to_string(per_gpu)},
+        // NVIDIA's DeepLearningExamples of 2022 ran without FlashAttention.
+        {"flash_attention", "false"}};
+    std::string task(r.Text("task"));
+    static const std::regex kSeq(R"((?:seq_len|tgt_len) (\d+))");
+    std::smatch m;
+    if (std::regex_search(task, m, kSeq)) fields.push_back({"seq_len", m[1].str()});
+    // BERT's figure counts sequences; the estimate counts tokens.
+    if (ToLower(std::string(r.Text("unit"))) == "sequences/s" && !m.empty()) {
+      c.throughput_scale = 1.0 / std::stod(m[1].str());
+    }
+    if (!r.status().ok()) {
+      loader->Skip(c.id, r.status().message());
+      continue;
+    }
+    loader->Finish(std::move(c), fields);
+  }
+}
+
+void LoadLlmRows(Loader* loader, const std::string& path) {
+  std::string text;
+  CsvTable table;
+  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    CalibrationCase c;
+    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
+    c.source = r.Text("source");
+    std::string method(r.Text("method"));
+    std::string precision(r.Text("precision"));
+    std::string metric(r.Text("metric"));
+    std::string model(r.Text("model"));
+    std::string gpu_text(r.Text("gpu"));
+    std::string unit(r.Text("unit"));
+    std::string seq(r.Text("seq_len"));
+    c.measured = r.Number("value", 0, 1e12);
+    if (!SplitGpu(gpu_text, &c.num_gpus, &c.gpu)) {
+      loader->Skip(c.id, "gpu '" + gpu_text + "' is not '<N>x <GPU>'");
+      continue;
+    }
+    c.hardware.gpu = c.gpu;
+    c.hardware.gpus = c.num_gpus;
+    if (metric == "peak_cpu_memory") {
+      loader->Skip(c.id, "host (CPU) memory is not estimated");
+      continue;
+    }
+    if (method.find("CPU offload") != std::string::npos) {
+      loader->Skip(c.id, "DeepSpeed ZeRO CPU offload is not modelled");
+      continue;
+    }
+    std::vector<std::pair<std::string, std::string>> fields = {{"model", model}};
+    long long seq_len = 0;
+    bool has_seq = ParseInt(seq, &seq_len);
+    if (method.find("llama.cpp") != std::string::npos) {
+      // llama-bench: batch 1, layers split over GPUs in turn.
+      fields.push_back({"kind", "inference"});
+      fields.push_back({"multi_gpu", "layers"});
+      fields.push_back({"micro_batch", "1"});
+      if (precision == "GGUF Q4_K_M") {
+        fields.push_back({"precision", "int4"});
+        fields.push_back({"weight_bits", fmt::format("{}", kQ4KMBitsPerWeight)});
+      } else {
+        fields.push_back({"precision", "fp16"});
+      }
+      if (metric == "decode_tokens_per_s") {
+        c.family = MetricFamily::kLlmDecode;
+        fields.push_back({"prompt_tokens", "1"});
+        fields.push_back({"output_tokens", std::to_string(has_seq ? seq_len : 128)});
+      } else if (metric == "prefill_tokens_per_s") {
+        c.family = MetricFamily::kLlmPrefill;
+        fields.push_back({"prompt_tokens", std::to_string(has_seq ? seq_len : 512)});
+        fields.push_back({"output_tokens", "1"});
+      } else {
+        c.family = MetricFamily::kFits;
+        fields.push_back({"prompt_tokens", "512"});
+        fields.push_back({"output_tokens", "128"});
+      }
+    } else if (method.rfind("PEFT method_comparison", 0) == 0 &&
+               metric == "peak_memory_reserved_incl_eval") {
+      loader->Skip(c.id, "peak including evaluation-time generation: a different workload");
+      continue;
+    } else if (method.rfind("PEFT method_comparison", 0) == 0) {
+      // MetaMathQA, batch 4, samples up to 768 tokens, bf16 weights, AdamW, no checkpointing.
+      fields.push_back({"precision", "bf16"});
+      fields.push_back({"micro_batch", "4"});
+      fields.push_back({"seq_len", "768"});
+      std::string name = method.substr(method.find(':') + 2);
+      static const std::regex kRank(R"(rank(\d+))");
+      std::smatch m;
+      // OSF updates every weight through an orthogonal subspace: its memory is a full fine-tune's.
+      if (name.rfind("full-finetuning", 0) == 0 || name.rfind("osf", 0) == 0) {
+        fields.push_back({"kind", "train"});
+        fields.push_back({"master_weights", "false"});  // pure bf16: 34.8 GiB, not 16 B/param
+      } else {
+        // Every other method freezes the base and trains few parameters; modelled as LoRA of
+        // the named rank (8 when none), an approximation for IA3, VeRA, prompt tuning and kin.
+        fields.push_back({"kind", "lora"});
+        fields.push_back({"lora_rank", std::regex_search(name, m, kRank) ? m[1].str() : "8"});
+        fields.push_back({"lora_targets", name.find("target-mlp") != std::string::npos ? "mlp" : "all"});
+      }
+      if (metric == "train_tokens_per_s") c.family = MetricFamily::kTrainingThroughput;
+      else c.family = MetricFamily::kMemory;
+    } else if (method.find("TRL SFTTrainer") != std::string::npos) {
+      // Hugging Face's 4-bit blog (2023): batch 1, eager attention, fp16 compute on T4s.
+      fields.push_back({"micro_batch", "1"});
+      fields.push_back({"flash_attention", "false"});
+      fields.push_back({"seq_len", std::to_string(has_seq ? seq_len : 512)});
+      if (precision.find("int8") != std::string::npos) {
+        fields.push_back({"kind", "lora"});
+        fields.push_back({"precision", "int8"});
+      } else {
+        fields.push_back({"kind", "qlora"});
+      }
+      bool checkpointing = method.find("no GC") == std::string::npos &&
+                           method.find("GC") != std::string::npos;
+      fields.push_back({"recompute", checkpointing ? "full" : "none"});
+      c.family = MetricFamily::kFits;
+    } else {
+      // PEFT README table: A100 80GB, dtype, batch and length not stated. Assumed as in the
+      // PEFT examples of that time: fp32, batch 8, 64 tokens (twitter_complaints), 512 px and
+      // batch 1 for DreamBooth.
+      bool diffusion = model.find("diffusion") != std::string::npos;
+      fields.push_back({"precision", "fp32"});
+      fields.push_back({"micro_batch", diffusion ? "1" : "8"});
+      if (!diffusion) fields.push_back({"seq_len", "64"});
+      fields.push_back({"flash_attention", "false"});
+      fields.push_back({"kind", method.find("LoRA") != std::string::npos ? "lora" : "train"});
+      if (method.find("gradient checkpointing") != std::string::npos) {
+        fields.push_back({"recompute", "full"});
+      }
+      c.family = metric == "fits_in_gpu_memory" ? MetricFamily::kFits : MetricFamily::kMemory;
+    }
+    if (c.family == MetricFamily::kMemory) {
+      double unit_bytes = MemoryUnitBytes(unit);
+      if (unit_bytes == 0) {
+        loader->Skip(c.id, "memory unit '" + unit + "' is not GB, GiB or MiB");
+        continue;
+      }
+      c.measured *= unit_bytes;
+    }
+    if (!r.status().ok()) {
+      loader->Skip(c.id, r.status().message());
+      continue;
+    }
+    loader->Finish(std::move(c), fields);
+  }
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * (v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+}  // namespace
+
+std::string_view MetricFamilyName(MetricFamily family) {
+  switch (family) {
+    case MetricFamily::kTrainingThroughput: return "training_throughput";
+    case MetricFamily::kLlmDecode: return "llm_decode";
+    case MetricFamily::kLlmPrefill: return "llm_prefill";
+    case MetricFamily::kMemory: return "memory";
+    case MetricFamily::kFits: return "fits";
+  }
+  return "";
+}
+
+Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
+                            std::vector<CalibrationCase>* cases,
+                            std::vector<SkippedRow>* skipped) {
+  Loader loader{catalog, cases, skipped};
+  std::string train = dir + "/train_throughput.csv";
+  std::string llm = dir + "/llm_memory_and_speed.csv";
+  std::string probe;
+  if (!ReadFile(train, &probe).ok() || !ReadFile(llm, &probe).ok()) {
+    return Status::IOError(dir + ": missing train_throughput.csv or llm_memory_and_speed.csv");
+  }
+  LoadTrainThroughput(&loader, train);
+  LoadLlmRows(&loader, llm);
+  return Status::OK();
+}
+
+Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted) {
+  Hardware hw;
+  Status s = ResolveHardware(catalog, c.hardware, &hw);
+  if (!s.ok()) return s;
+  Estimate e;
+  s = EstimateWorkload(catalog, c.workload, hw, &e);
+  if (!s.ok()) return s;
+  switch (c.family) {
+    case MetricFamily::kTrainingThroughput:
+      *predicted = e.throughput * c.throughput_scale;
+      break;
+    case MetricFamily::kLlmDecode:
+      *predicted = e.serving ? 1.0 / e.serving->tpot_s : 0;
+      break;
+    case MetricFamily::kLlmPrefill:
+      *predicted = e.serving ? c.workload.prompt_tokens / e.serving->prefill_s : 0;
+      break;
+    case MetricFamily::kMemory:
+      *predicted = e.memory.total_bytes();
+      break;
+    case MetricFamily::kFits:
+      *predicted = e.fits ? 1 : 0;
+      break;
+  }
+  return Status::OK();
+}
+
+std::map<std::string, ErrorStats> ScoreCases(const Catalog& catalog,
+                                             const std::vector<CalibrationCase>& cases) {
+  std::map<std::string, std::vector<double>> errors;
+  std::map<std::string, std::pair<int, int>> agreement;  // right, total
+  for (const CalibrationCase& c : cases) {
+    double predicted = 0;
+    if (!PredictCase(catalog, c, &predicted).ok()) continue;
+    std::string family(MetricFamilyName(c.family));
+    std::string gpu = family + "/" + c.gpu;
+    if (c.family == MetricFamily::kFits) {
+      bool right = (predicted > 0.5) == (c.measured > 0.5);
+      for (const std::string& key : {family, gpu}) {
+        agreement[key].first += right;
+        agreement[key].second += 1;
+      }
+      continue;
+    }
+    if (c.measured <= 0) continue;
+    double ape = std::abs(predicted - c.measured) / c.measured;
+    errors[family].push_back(ape);
+    errors[gpu].push_back(ape);
+  }
+  std::map<std::string, ErrorStats> out;
+  for (const auto& [key, v] : errors) {
+    out[key] = {static_cast<int>(v.size()), Percentile(v, 0.5), Percentile(v, 0.9), 0};
+  }
+  for (const auto& [key, a] : agreement) {
+    ErrorStats& s = out[key];
+    s.cases = a.second;
+    s.agreement = static_cast<double>(a.first) / a.second;
+  }
+  return out;
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,125 @@
+// cloudfit calibrate: score the estimates against public measurements (shared/calibration), and
+// refit the efficiency factors from them.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+#include "cloudfit/calibration.h"
+#include "cloudfit/calibration_fit.h"
+
+namespace cloudfit::cli {
+
+namespace {
+
+struct CalibrateOptions {
+  std::string dir = "../shared/calibration";
+  bool cases = false;
+  bool json = false;
+  std::string out;
+};
+
+std::vector<CalibrationCase> LoadCases(const Catalog& catalog, const CalibrateOptions& o,
+                                       std::vector<SkippedRow>* skipped) {
+  std::vector<CalibrationCase> cases;
+  ThrowIfError(LoadCalibrationCases(catalog, o.dir, &cases, skipped));
+  return cases;
+}
+
+void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
+  Catalog catalog = LoadCatalogOrThrow(global);
+  std::vector<SkippedRow> skipped;
+  std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
+  std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
+  if (o.json) {
+    nlohmann::json groups = nlohmann::json::object();
+    for (const auto& [key, s] : stats) {
+      groups[key] = {{"cases", s.cases}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape},
+                     {"agreement", s.agreement}};
+    }
+    nlohmann::json skip = nlohmann::json::array();
+    for (const SkippedRow& r : skipped) skip.push_back({{"row", r.id}, {"reason", r.reason}});
+    PrintJson({{"schema", "cloudfit.calibration/v1"}, {"groups", groups}, {"skipped", skip}});
+    return;
+  }
+  Table table({{"group", "metric / GPU"}, {"cases", "cases", true}, {"median", "median error", true},
+               {"p90", "p90 error", true}, {"agreement", "fits agreement", true}});
+  for (const auto& [key, s] : stats) {
+    bool fits = key.rfind("fits", 0) == 0;
+    table.AddRow({key, std::to_string(s.cases), fits ? "-" : FormatNumber(100 * s.median_ape, 1) + "%",
+                  fits ? "-" : FormatNumber(100 * s.p90_ape, 1) + "%",
+                  fits ? FormatNumber(100 * s.agreement, 0) + "%" : "-"});
+  }
+  std::cout << fmt::format("{} cases from {}, {} rows not modelled\n\n", cases.size(), o.dir,
+                           skipped.size());
+  std::cout << table.Render(OutputFormat::kTable);
+  if (o.cases) {
+    Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
+                {"measured", "measured", true}, {"predicted", "predicted", true},
+                {"error", "error", true}});
+    for (const CalibrationCase& c : cases) {
+      double p = 0;
+      Status s = PredictCase(catalog, c, &p);
+      std::string err = !s.ok() ? s.message()
+                        : c.measured > 0 && c.family != MetricFamily::kFits
+                            ? FormatNumber(100 * (p - c.measured) / c.measured, 1) + "%"
+                            : "";
+      rows.AddRow({c.id, std::string(MetricFamilyName(c.family)),
+                   fmt::format("{}x {}", c.num_gpus, c.gpu), c.workload.model.name,
+                   FormatNumber(c.measured, 3), FormatNumber(p, 3), err});
+    }
+    std::cout << "\n" << rows.Render(OutputFormat::kTable);
+  }
+  if (!skipped.empty()) {
+    std::cout << "\nnot modelled:\n";
+    for (const SkippedRow& r : skipped) std::cout << "  " << r.id << ": " << r.reason << "\n";
+  }
+}
+
+void RunFit(const GlobalOptions& global, const CalibrateOptions& o) {
+  Catalog catalog = LoadCatalogOrThrow(global);
+  std::vector<SkippedRow> skipped;
+  std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
+  FitReport report;
+  ThrowIfError(FitEfficiency(&catalog, cases, &report));
+  std::string text = FormatEfficiencyCsv(catalog.efficiency());
+  std::string tmp = o.out + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw CliError{"--out: " + tmp + ": write failed"};
+  }
+  if (std::rename(tmp.c_str(), o.out.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw CliError{"--out: cannot replace " + o.out};
+  }
+  std::cout << fmt::format(
+      "fitted {} factors to {} cases: objective {:.3f} -> {:.3f}; wrote {}\n",
+      report.parameters, report.cases, report.objective_before,
+      report.objective_after, o.out);
+}
+
+}  // namespace
+
+void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* c = app->add_subcommand(
+      "calibrate", "Score estimates against public measurements, or refit efficiency factors");
+  c->require_subcommand(1);
+  CLI::App* report = c->add_subcommand("report", "Median and p90 error per metric and GPU");
+  report->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+      ->capture_default_str();
+  report->add_flag("--cases", options->cases, "List every case with its error");
+  report->add_flag("--json", options->json, "Print JSON");
+  report->callback([global, options]() { RunReport(*global, *options); });
+  CLI::App* fit = c->add_subcommand("fit", "Fit data/efficiency.csv to the calibration cases");
+  fit->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+      ->capture_default_str();
+  fit->add_option("--out", options->out, "Where to write the fitted efficiency.csv")->required();
+  fit->callback([global, options]() { RunFit(*global, *options); });
+}
+
+}  // namespace cloudfit::cli

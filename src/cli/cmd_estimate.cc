@@ -1,0 +1,235 @@
+// cloudfit estimate: a workload on one hardware choice, with memory, time and scaling broken
+// down; or many cases from a JSON Lines file, one result per line.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+#include "cloudfit/estimate.h"
+#include "cloudfit/estimate_json.h"
+#include "util/strings.h"
+
+namespace cloudfit::cli {
+
+namespace {
+
+struct EstimateOptions {
+  std::string file;
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> fields;  // --<field> flags
+  HardwareSpec hardware;
+  bool explain = false;
+  bool json = false;
+  std::string jsonl;
+};
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// Applies a workload file, then --set key=value, then the per-field flags, in that order, so
+// flags override the file.
+Workload BuildWorkload(const EstimateOptions& o) {
+  Workload w;
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (!o.file.empty()) ThrowIfError(LoadWorkloadFile(o.file, &fields));
+  for (const std::string& set : o.sets) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos) throw CliError{"--set: '" + set + "' is not key=value"};
+    fields.emplace_back(set.substr(0, eq), set.substr(eq + 1));
+  }
+  for (const auto& [k, v] : o.fields) fields.emplace_back(k, v);
+  for (const auto& [k, v] : fields) ThrowIfError(SetWorkloadField(&w, k, v));
+  return w;
+}
+
+void PrintText(const Workload& w, const Estimate& e, bool explain) {
+  std::cout << fmt::format("estimate: {} {} on {} ({})\n", w.model.name.empty() ? "-" : w.model.name,
+                           WorkloadKindName(w.kind), e.hardware, NumericFormatName(w.precision));
+  const MemoryBreakdown& m = e.memory;
+  std::cout << fmt::format("fits: {}  {:.1f} of {:.1f} GiB per device ({:.0f}%)\n",
+                           e.fits ? "yes" : "NO", m.total_bytes() / kGiB, m.capacity_bytes / kGiB,
+                           m.capacity_bytes > 0 ? 100 * m.total_bytes() / m.capacity_bytes : 0);
+  Table memory({{"component", "memory per device"}, {"gib", "GiB", true}});
+  std::pair<const char*, double> parts[] = {
+      {"weights", m.weights_bytes},         {"gradients", m.gradients_bytes},
+      {"optimizer state", m.optimizer_bytes}, {"activations", m.activations_bytes},
+      {"KV cache", m.kv_cache_bytes},       {"communication buffers", m.comm_buffers_bytes},
+      {"runtime (CUDA, allocator)", m.runtime_bytes}};
+  for (const auto& [name, bytes] : parts) memory.AddRow({name, FormatNumber(bytes / kGiB, 2)});
+  std::cout << memory.Render(OutputFormat::kTable);
+  const TimeBreakdown& t = e.time;
+  if (e.runs_on_gpu || t.step_s > 0) {
+    Table time({{"component", "time per step"}, {"s", "s", true}});
+    std::pair<const char*, double> steps[] = {
+        {"compute", t.compute_s},         {"memory traffic", t.memory_s},
+        {"communication (exposed)", t.communication_s}, {"pipeline bubble", t.bubble_s},
+        {"optimizer", t.optimizer_s},     {"input pipeline (parallel)", t.input_s},
+        {"step", t.step_s}};
+    for (const auto& [name, s] : steps) time.AddRow({name, FormatNumber(s, 4)});
+    std::cout << time.Render(OutputFormat::kTable);
+  }
+  const Layout& l = e.layout;
+  if (w.is_training()) {
+    std::cout << fmt::format(
+        "layout: data {} x tensor {} x pipeline {}; micro-batch {}, global batch {}, "
+        "{} accumulation step(s)\n",
+        l.data_parallel, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, l.global_batch,
+        l.grad_accumulation);
+  }
+  std::cout << fmt::format("throughput: {} {}\n", FormatNumber(e.throughput, 1), e.throughput_unit);
+  if (e.total_s > 0) {
+    std::cout << fmt::format("total: {} h\n", FormatNumber(e.total_s / 3600, 2));
+  }
+  std::cout << fmt::format("bottleneck: {}\n", e.bottleneck);
+  if (e.scaling_efficiency < 0.999) {
+    std::cout << fmt::format("scaling efficiency: {:.0f}%\n", 100 * e.scaling_efficiency);
+  }
+  if (e.serving) {
+    const ServingFigures& s = *e.serving;
+    std::cout << fmt::format(
+        "serving: TTFT {} ms, TPOT {} ms, batch {}, KV capacity {:.0f} tokens, {} tokens/s, "
+        "{} requests/s per replica, {} replica(s) for {} requests/s{}\n",
+        FormatNumber(s.ttft_s * 1e3, 1), FormatNumber(s.tpot_s * 1e3, 2), s.max_batch,
+        s.kv_capacity_tokens, FormatNumber(s.tokens_per_s, 0), FormatNumber(s.requests_per_s, 2),
+        s.replicas, FormatNumber(w.request_rate, 2), s.meets_targets ? "" : " (MISSES TARGET)");
+  }
+  if (e.render) {
+    const RenderFigures& r = *e.render;
+    if (r.seconds_per_frame > 0) {
+      std::cout << fmt::format("render: {} s per frame per GPU, {} frames/h\n",
+                               FormatNumber(r.seconds_per_frame, 1), FormatNumber(r.frames_per_hour, 1));
+    }
+    if (w.kind != WorkloadKind::kRender) {
+      std::cout << fmt::format("streams per GPU: {} (AV1 encode: {})\n", r.streams_per_gpu,
+                               r.av1_available ? "yes" : "no");
+    }
+  }
+  for (const std::string& n : e.notes) std::cout << "note: " << n << "\n";
+  if (explain) {
+    Table terms({{"term", "term"}, {"value", "value", true}, {"unit", "unit"}, {"how", "from"}});
+    for (const Term& term : e.terms) {
+      terms.AddRow({term.name, FormatNumber(term.value, 4), term.unit, term.formula});
+    }
+    std::cout << "\n" << terms.Render(OutputFormat::kTable);
+  }
+}
+
+// One JSON Lines case: workload fields plus gpu/gpus/instance/nodes and an optional id.
+nlohmann::json RunLine(const Catalog& catalog, const std::string& line) {
+  nlohmann::json in;
+  nlohmann::json out = nlohmann::json::object();
+  try {
+    in = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception& e) {
+    return {{"ok", false}, {"error", std::string("malformed JSON: ") + e.what()}};
+  }
+  if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
+  if (in.contains("id")) out["id"] = in["id"];
+  Workload w;
+  HardwareSpec spec;
+  for (const auto& [key, value] : in.items()) {
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (key == "id") continue;
+    if (key == "gpu") spec.gpu = text;
+    else if (key == "instance") spec.instance = text;
+    else if (key == "gpus" || key == "nodes") {
+      double v = 0;
+      if (!ParseDouble(text, &v)) {
+        out["ok"] = false;
+        out["error"] = key + ": '" + text + "' is not a number";
+        return out;
+      }
+      if (key == "gpus") spec.gpus = v;
+      else spec.nodes = static_cast<int>(v);
+    } else {
+      Status s = SetWorkloadField(&w, key, text);
+      if (!s.ok()) {
+        out["ok"] = false;
+        out["error"] = s.message();
+        return out;
+      }
+    }
+  }
+  Hardware hw;
+  Estimate e;
+  Status s = FinalizeWorkload(catalog, &w);
+  if (s.ok()) s = ResolveHardware(catalog, spec, &hw);
+  if (s.ok()) s = EstimateWorkload(catalog, w, hw, &e);
+  if (!s.ok()) {
+    out["ok"] = false;
+    out["error"] = s.message();
+    return out;
+  }
+  out["ok"] = true;
+  out["estimate"] = EstimateToJson(w, e);
+  return out;
+}
+
+void Run(const GlobalOptions& global, const EstimateOptions& o) {
+  Catalog catalog = LoadCatalogOrThrow(global);
+  if (!o.jsonl.empty()) {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (o.jsonl != "-") {
+      file.open(o.jsonl);
+      if (!file) throw CliError{"--jsonl: " + o.jsonl + ": cannot open for reading"};
+      in = &file;
+    }
+    std::string line;
+    int failures = 0;
+    while (std::getline(*in, line)) {
+      if (Trim(line).empty()) continue;
+      nlohmann::json result = RunLine(catalog, line);
+      failures += result.value("ok", false) ? 0 : 1;
+      std::cout << result.dump() << "\n";
+    }
+    if (failures > 0) {
+      std::cout.flush();
+      throw CliError{fmt::format("{} case(s) failed; see their \"error\" fields", failures)};
+    }
+    return;
+  }
+  Workload w = BuildWorkload(o);
+  ThrowIfError(FinalizeWorkload(catalog, &w));
+  Hardware hw;
+  ThrowIfError(ResolveHardware(catalog, o.hardware, &hw));
+  Estimate e;
+  ThrowIfError(EstimateWorkload(catalog, w, hw, &e));
+  if (o.json) {
+    PrintJson(EstimateToJson(w, e));
+  } else {
+    PrintText(w, e, o.explain);
+  }
+}
+
+}  // namespace
+
+void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
+  auto options = std::make_shared<EstimateOptions>();
+  CLI::App* c = app->add_subcommand(
+      "estimate", "Memory, time and scaling of a workload on one GPU, GPU count or instance");
+  c->add_option("--file", options->file, "Workload file (YAML or JSON) of field: value pairs")
+      ->check(CLI::ExistingFile);
+  c->add_option("--set", options->sets, "Set any workload field: --set key=value (repeatable)");
+  for (const WorkloadField& f : WorkloadFields()) {
+    std::string flag = "--" + f.name;
+    for (char& ch : flag) {
+      if (ch == '_') ch = '-';
+    }
+    std::string name = f.name;
+    c->add_option_function<std::string>(
+        flag, [options, name](const std::string& v) { options->fields[name] = v; }, f.help);
+  }
+  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias)");
+  c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
+  c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
+  c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str();
+  c->add_flag("--explain", options->explain, "Show the terms behind each number");
+  c->add_flag("--json", options->json, "Print JSON (schema cloudfit.estimate/v1)");
+  c->add_option("--jsonl", options->jsonl,
+                "Read cases from a JSON Lines file ('-' for stdin), one JSON result per line");
+  c->callback([global, options]() { Run(*global, *options); });
+}
+
+}  // namespace cloudfit::cli
