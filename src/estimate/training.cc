@@ -291,6 +291,15 @@ class TrainingModel {
         l.pipeline_parallel = pp;
         l.data_parallel = devices / (tp * pp);
         Status s = Batches(&l);
+        // With only a global batch given, take the largest micro-batch that fits; the rest
+        // becomes gradient accumulation.
+        while (s.ok() && w_.micro_batch == 0 && l.micro_batch > 1 && !Memory(l).fits()) {
+          Layout smaller = l;
+          smaller.micro_batch = l.micro_batch / 2;
+          if (l.global_batch % (smaller.micro_batch * l.data_parallel) != 0) break;
+          smaller.grad_accumulation = l.global_batch / (smaller.micro_batch * l.data_parallel);
+          l = smaller;
+        }
         if (!s.ok()) {
           if (w_.tensor_parallel > 0 || w_.pipeline_parallel > 0 || tps.size() * pps.size() == 1) {
             return s;
@@ -337,9 +346,11 @@ class TrainingModel {
             "batch: the global batch {} does not divide over {} data-parallel replicas", global, dp));
       }
       micro = global / dp;
-      // Keep micro-batches modest; the rest becomes gradient accumulation.
-      int cap = transformer_ ? 8 : 256;
-      while (micro > cap && micro % 2 == 0) micro /= 2;
+      // A pipeline needs p micro-batches in flight: split the replica's batch accordingly.
+      while (l->pipeline_parallel > 1 && micro % 2 == 0 &&
+             global / (micro * dp) < l->pipeline_parallel) {
+        micro /= 2;
+      }
     }
     if (global == 0) global = micro * dp;
     if (global % (micro * dp) != 0) {
