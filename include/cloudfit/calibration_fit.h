@@ -1,6 +1,6 @@
 // Fits the efficiency factors of data/efficiency.csv to calibration cases, by coordinate
-// descent on a log grid that minimises, over all cases, the per-GPU median absolute log error
-// (plus a quarter of the mean). Used by `cloudfit calibrate fit`; the result is reviewed and committed as data.
+// descent on a log grid that minimises a robust (Cauchy) loss of the log errors, averaged per
+// GPU. Used by `cloudfit calibrate fit`; the result is reviewed and committed as data.
 #ifndef CLOUDFIT_CALIBRATION_FIT_H_
 #define CLOUDFIT_CALIBRATION_FIT_H_
 

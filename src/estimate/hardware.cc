@@ -21,14 +21,14 @@ double PcieBytesPerS(int gen) {
 // in nccl-tests): about 0.8 on NVLink/NVSwitch and PCIe alike in NVIDIA's published results.
 constexpr double kLinkEfficiency = 0.8;
 
-// Whether GPUs of this kind talk over NVLink inside a node of `count` GPUs: SXM and OAM parts sit
-// on NVLink/NVSwitch (or Infinity Fabric) boards; PCIe cards with a bridge pair up only.
+// Whether GPUs of this kind talk over NVLink inside a node: SXM and OAM parts sit on NVLink/
+// NVSwitch (or Infinity Fabric) boards. PCIe cards could pair up with a bridge, but cloud
+// instances of PCIe cards (g5, NC A100 v4, gn7i) are sold without one, so they use PCIe.
 bool UsesNvlink(const Accelerator& gpu, double count) {
   if (gpu.nvlink_bytes_per_s <= 0 || count < 2) return false;
   std::string form = ToLower(gpu.form_factor);
-  bool board = form.find("sxm") != std::string::npos || form.find("oam") != std::string::npos ||
-               form.find("superchip") != std::string::npos;
-  return board || count == 2;
+  return form.find("sxm") != std::string::npos || form.find("oam") != std::string::npos ||
+         form.find("superchip") != std::string::npos;
 }
 
 void FillLinks(Hardware* h) {

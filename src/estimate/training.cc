@@ -84,6 +84,12 @@ class TrainingModel {
     // Convolutions, GEMMs and recurrent kernels reach different fractions of the same peak: a
     // per-class factor on the architecture's efficiency, capped at the peak itself.
     compute_eff_ = std::min(1.0, compute_eff_ * eff.Lookup("class_compute_factor", "*", "*", cls, 1));
+    if (transformer_) {
+      // Matrix multiplies reach more of the peak as they grow: a transformer's GEMMs are about
+      // hidden-sized, so efficiency rises as h / (h + h_half) with a fitted h_half.
+      double half = eff.Lookup("gemm_half_size", "*", "*", cls, 0);
+      if (half > 0) compute_eff_ *= m_.hidden / (m_.hidden + half);
+    }
     bandwidth_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "*", 0.8);
     traffic_factor_ = eff.Lookup("activation_traffic", "*", "*", cls, 3);
     flops_per_byte_ = eff.Lookup("flops_per_byte", "*", "*", cls, 50);
