@@ -102,6 +102,39 @@ TEST(CliGoldenTest, ModelsAndCatalogInfo) {
   ExpectGolden("catalog_info", {"catalog", "info"});
 }
 
+TEST(CliGoldenTest, EstimateTrainingAndServing) {
+  ExpectGolden("estimate_resnet_train",
+               {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100-80GB",
+                "--gpus", "8", "--precision", "fp16", "--micro-batch", "256", "--epochs", "90",
+                "--dataset-samples", "1281167", "--explain"});
+  ExpectGolden("estimate_llama_serve_json",
+               {"estimate", "--kind", "serve", "--model", "Llama-3.1-8B", "--gpu", "L4",
+                "--request-rate", "5", "--ttft-target-ms", "800", "--json"});
+}
+
+TEST(CliTest, EstimateJsonLinesBatch) {
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-jsonl-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "cases.jsonl")
+      << R"({"id": "a", "kind": "inference", "model": "Llama-3.1-8B", "gpu": "L4"})" << "\n"
+      << "\n"
+      << R"({"id": "b", "kind": "train", "model": "ResNet-50", "gpu": "A100", "gpus": 2})" << "\n"
+      << R"({"id": "c", "kind": "train", "model": "ResNet-50", "gpu": "A100", "batch": -1})" << "\n"
+      << "not json\n";
+  Result r = RunCloudfit({"estimate", "--jsonl", (dir / "cases.jsonl").string()});
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 2) << "a failed case makes the run fail";
+  std::istringstream lines(r.out);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(lines, line);) out.push_back(line);
+  ASSERT_EQ(out.size(), 4u) << r.out;
+  EXPECT_NE(out[0].find(R"("id":"a","ok":true)"), std::string::npos) << out[0];
+  EXPECT_NE(out[1].find(R"("ok":true)"), std::string::npos) << out[1];
+  EXPECT_NE(out[2].find("batch: '-1' is not allowed"), std::string::npos) << out[2];
+  EXPECT_NE(out[3].find("malformed JSON"), std::string::npos) << out[3];
+  EXPECT_NE(r.err.find("2 case(s) failed"), std::string::npos) << r.err;
+}
+
 // Bad input: a clear message naming what is wrong, exit code 2, nothing on stdout.
 TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
   struct Case {
@@ -120,6 +153,16 @@ TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
       {{"models", "Llama-9-1T"}, "unknown model 'Llama-9-1T'"},
       {{"catalog", "import", "--out", "x", "/nonexistent/vms.csv", "--cloud", "aws"},
        "/nonexistent/vms.csv: cannot open"},
+      {{"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100", "--batch", "-8"},
+       "batch: '-8' is not allowed"},
+      {{"estimate", "--kind", "train", "--model", "Llama-9-1T", "--gpu", "A100"},
+       "model: unknown model 'Llama-9-1T'"},
+      {{"estimate", "--kind", "train", "--model", "ResNet-50", "--instance", "p4d.24xlarge",
+        "--gpus", "3"},
+       "--gpus: p4d.24xlarge has 8 GPUs, not 3"},
+      {{"estimate", "--kind", "train", "--model", "ResNet-50"}, "--gpu or --instance"},
+      {{"estimate", "--set", "colour=blue"}, "unknown workload field 'colour'"},
+      {{"estimate", "--file", "/nonexistent.yaml"}, "/nonexistent.yaml"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"instancs"}, "did you mean 'instances'"},
   };

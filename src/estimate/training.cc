@@ -463,7 +463,7 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
                               : "default (no matching row)");
   AddTerm(e, "bandwidth", r.bandwidth_bytes_per_s / 1e9, "GB/s",
           fmt::format("x efficiency {}", model.bandwidth_eff()));
-  AddTerm(e, "layout", 0, "",
+  AddTerm(e, "layout", devices, "devices",
           fmt::format("data {} x tensor {} x pipeline {}; micro-batch {}, global batch {}, {} "
                       "accumulation steps",
                       plan.layout.data_parallel, plan.layout.tensor_parallel,
@@ -477,7 +477,8 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   AddTerm(e, "optimizer", plan.memory.optimizer_bytes / kGiB, "GiB",
           "mixed-precision Adam K=12 bytes/param (ZeRO paper; DeepSpeed's 18 adds fp32 grads), sharded by ZeRO >= 1");
   AddTerm(e, "activations", plan.memory.activations_bytes / kGiB, "GiB",
-          "Korthikanti et al. 2022 per layer x layers (+ logits)");
+          model.transformer() ? "Korthikanti et al. 2022 per layer x layers (+ logits)"
+                              : "0.006 bytes per forward FLOP x micro-batch");
   AddTerm(e, "compute time", plan.time.compute_s, "s/step", "FLOPs / (peak x efficiency)");
   AddTerm(e, "memory time", plan.time.memory_s, "s/step", "traffic / (bandwidth x efficiency)");
   AddTerm(e, "communication", plan.time.communication_s, "s/step",
