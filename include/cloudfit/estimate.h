@@ -41,6 +41,10 @@ struct Layout {
 };
 
 struct TimeBreakdown {
+  // By phase (training): forward and backward passes (recomputation counted in backward).
+  double forward_s = 0;
+  double backward_s = 0;
+  // By resource: what the phases spend their time on.
   double compute_s = 0;       // math at the efficiency-scaled peak
   double memory_s = 0;        // DRAM traffic at the efficiency-scaled bandwidth
   double communication_s = 0; // collectives not hidden behind compute

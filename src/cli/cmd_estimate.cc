@@ -62,7 +62,8 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
   if (e.runs_on_gpu || t.step_s > 0) {
     Table time({{"component", "time per step"}, {"s", "s", true}});
     std::pair<const char*, double> steps[] = {
-        {"compute", t.compute_s},         {"memory traffic", t.memory_s},
+        {"forward pass", t.forward_s},    {"backward pass", t.backward_s},
+        {"  of which compute", t.compute_s}, {"  of which memory traffic", t.memory_s},
         {"communication (exposed)", t.communication_s}, {"pipeline bubble", t.bubble_s},
         {"optimizer", t.optimizer_s},     {"input pipeline (parallel)", t.input_s},
         {"step", t.step_s}};

@@ -226,6 +226,10 @@ class TrainingModel {
     t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w_.optimizer) /
                     (rates_.bandwidth_bytes_per_s * bandwidth_eff_);
     double busy = t.compute_s + t.memory_s;
+    // Phases: the forward pass is one of the passes counted in TrainFlopsPerSample.
+    double passes = (lora_ ? 2 : 3) + (w_.recompute == Recompute::kFull ? 1 : 0);
+    t.forward_s = busy / passes;
+    t.backward_s = busy - t.forward_s;
     // Data-parallel gradient all-reduce: ring moves 2(N-1)/N of the bytes; overlapped with the
     // backward pass (two thirds of the step's work) up to the fitted overlap fraction.
     if (l.data_parallel > 1 && hw_.has_gpu()) {
@@ -262,6 +266,11 @@ class TrainingModel {
     if (w_.loader_samples_per_core_s && hw_.vcpus_per_node > 0) {
       double cap = *w_.loader_samples_per_core_s * hw_.vcpus_per_node * hw_.nodes;
       t.input_s = l.global_batch / cap;
+    }
+    if (w_.storage_gb_s && w_.data_gb > 0 && w_.dataset_samples > 0) {
+      // Reading the samples: dataset bytes per sample at the storage's rate.
+      double bytes_per_sample = w_.data_gb * 1e9 / w_.dataset_samples;
+      t.input_s = std::max(t.input_s, l.global_batch * bytes_per_sample / (*w_.storage_gb_s * 1e9));
     }
     std::pair<double, const char*> parts[] = {{t.compute_s, "compute"},
                                               {t.memory_s, "memory bandwidth"},
