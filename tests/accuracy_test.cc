@@ -15,13 +15,15 @@ namespace cloudfit {
 namespace {
 
 // Regression bounds on the median absolute percentage error. Measured at the last fit:
-// training 13.2%, decode 5.8%, prefill 18.5%, memory 5.4%, fits agreement 68%.
+// training 13.8%, decode 5.7%, prefill 17.9%, memory 5.4%, fits agreement 68%; large-model
+// training at scale 17.9% (tests/calibration, mostly held out of the fit).
 constexpr double kTrainingMedian = 0.165;
 constexpr double kDecodeMedian = 0.08;
 constexpr double kPrefillMedian = 0.22;
 constexpr double kMemoryMedian = 0.08;
 constexpr double kFitsAgreement = 0.6;
-constexpr double kAnyGpuMedian = 0.3;  // worst measured: RTX A6000 training, 25.9%
+constexpr double kAnyGpuMedian = 0.3;
+constexpr double kLargeModelMedian = 0.22;  // worst measured: RTX A6000 training, 25.9%
 
 int DataRows(const std::string& path) {
   std::string text;
@@ -68,6 +70,27 @@ TEST(AccuracyTest, EstimatesAgainstPublicMeasurements) {
     if (key.find('/') == std::string::npos || key.rfind("fits", 0) == 0) continue;
     EXPECT_LE(s.median_ape, kAnyGpuMedian) << key;
   }
+}
+
+// Large-model training at scale (MosaicML, Megatron-LM, Korthikanti et al., Llama 3, NeMo): the
+// rows live in this repository, so this check runs without ../shared.
+TEST(AccuracyTest, LargeModelTrainingAtScale) {
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::LoadBuiltIn(&catalog).ok());
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadLargeModelCases(catalog,
+                                  testing::SourcePath("tests/calibration/large_model_training.csv"),
+                                  &cases, &skipped)
+                  .ok());
+  EXPECT_GE(cases.size(), 30u);
+  for (const SkippedRow& s : skipped) ADD_FAILURE() << s.id << ": " << s.reason;
+  std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
+  for (const auto& [key, s] : stats) {
+    std::printf("%-44s %6d %7.1f%% %7.1f%%\n", key.c_str(), s.cases, 100 * s.median_ape,
+                100 * s.p90_ape);
+  }
+  EXPECT_LE(stats["large_model_training"].median_ape, kLargeModelMedian);
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ enum class MetricFamily {
   kLlmPrefill,          // prompt tokens/s
   kMemory,              // bytes on the GPU
   kFits,                // 1 fits, 0 out of memory (scored as agreement, not percentage)
+  // Large-model training at scale (tests/calibration/large_model_training.csv): a check of
+  // generality, never used for fitting.
+  kLargeModelTraining,
 };
 std::string_view MetricFamilyName(MetricFamily family);
 
@@ -32,7 +35,8 @@ struct CalibrationCase {
   Workload workload;   // finalized
   HardwareSpec hardware;
   double measured = 0;  // in SI (bytes) for memory, in the row's unit otherwise
-  // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s).
+  // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s; FLOPs
+  // per token over GPUs and peak for MFU).
   double throughput_scale = 1;
 };
 
@@ -46,6 +50,11 @@ struct SkippedRow {
 // `skipped` with the reason; nothing is dropped silently.
 Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
                             std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped);
+
+// Reads large-model training measurements (MFU, model TFLOP/s or tokens/s per GPU at scale)
+// from a CSV in the layout of tests/calibration/large_model_training.csv.
+Status LoadLargeModelCases(const Catalog& catalog, const std::string& path,
+                           std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped);
 
 // The prediction for a case, in the case's unit.
 Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted);

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,15 @@ struct EncoderRate {
   std::string source;
 };
 
+// How often a provider's spot instances are interrupted (data/spot.csv).
+struct SpotProfile {
+  std::string provider;
+  std::optional<double> interruptions_per_month;  // probability of an interruption in a month
+  std::optional<double> restart_minutes;          // interruption to training again
+  std::optional<double> notice_seconds;
+  std::string source;
+};
+
 // The catalog files by path relative to the catalog root, e.g. "instances/aws.csv".
 using CatalogFiles = std::map<std::string, std::string>;
 
@@ -75,6 +85,7 @@ class Catalog {
   EfficiencyTable& mutable_efficiency() { return efficiency_; }  // for fitting
   const std::vector<RenderScore>& render_scores() const { return render_scores_; }
   const std::vector<EncoderRate>& encoder_rates() const { return encoder_rates_; }
+  const SpotProfile* FindSpotProfile(std::string_view provider) const;
   const CatalogFiles& files() const { return files_; }
   const std::string& origin() const { return origin_; }
 
@@ -106,6 +117,7 @@ class Catalog {
   EfficiencyTable efficiency_;
   std::vector<RenderScore> render_scores_;
   std::vector<EncoderRate> encoder_rates_;
+  std::vector<SpotProfile> spot_profiles_;
   std::map<std::string, const Accelerator*> accelerator_index_;  // normalized name -> row
   std::map<std::string, const CpuGeneration*> cpu_index_;
   std::map<std::string, const Model*> model_index_;

@@ -15,6 +15,7 @@ struct HardwareSpec {
   double gpus = 1;       // GPUs per node when `gpu` is given
   std::string instance;  // instance type; fixes GPU, count, vCPUs, memory and network
   int nodes = 1;
+  double network_gbps = 0;  // between nodes, per node; 0 = the instance's or a default
 };
 
 struct Hardware {
@@ -31,6 +32,7 @@ struct Hardware {
   double intra_node_bytes_per_s = 0;
   double inter_node_bytes_per_s = 0;
   std::string intra_node_link;  // "NVLink" or "PCIe gen 4"
+  double network_override_bits_per_s = 0;  // from HardwareSpec::network_gbps
 
   int total_gpus() const;
   bool has_gpu() const { return gpu != nullptr && gpus_per_node > 0; }

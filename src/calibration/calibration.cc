@@ -246,6 +246,72 @@ void LoadLlmRows(Loader* loader, const std::string& path) {
   }
 }
 
+// Model FLOPs per token as MosaicML, Korthikanti et al. and Llama 3 count them for MFU:
+// 6 x (non-embedding parameters + the output layer) + 12 x layers x hidden x sequence.
+double ModelFlopsPerToken(const Model& m, double seq) {
+  double non_embedding = m.params - static_cast<double>(m.vocab) * m.hidden;
+  return 6 * non_embedding + 12.0 * m.layers * m.hidden * seq;
+}
+
+void LoadLargeModelRows(Loader* loader, const std::string& path) {
+  std::string text;
+  CsvTable table;
+  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    CalibrationCase c;
+    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
+    c.source = r.Text("source");
+    c.family = MetricFamily::kLargeModelTraining;
+    c.gpu = r.Text("gpu");
+    c.num_gpus = static_cast<int>(r.Number("num_gpus", 1, 1e6));
+    // Eight GPUs per node (DGX/HGX systems).
+    c.hardware.gpu = c.gpu;
+    c.hardware.gpus = std::min(8, c.num_gpus);
+    c.hardware.nodes = std::max(1, c.num_gpus / 8);
+    c.measured = r.Number("value", 0, 1e9);
+    std::string metric(r.Text("metric"));
+    std::vector<std::pair<std::string, std::string>> fields = {{"kind", "train"}};
+    for (const char* column : {"params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+                               "vocab", "seq_len", "precision", "micro_batch", "recompute",
+                               "flash_attention"}) {
+      std::string value(r.Text(column));
+      if (!value.empty()) fields.push_back({column, value});
+    }
+    std::string global(r.Text("global_batch"));
+    if (!global.empty()) fields.push_back({"batch", global});
+    std::string tp(r.Text("tensor_parallel")), pp(r.Text("pipeline_parallel"));
+    if (!tp.empty()) fields.push_back({"tp", tp});
+    if (!pp.empty()) fields.push_back({"pp", pp});
+    // Sharded data parallel (FSDP) where there is no tensor or pipeline parallelism.
+    if ((tp.empty() || tp == "1") && (pp.empty() || pp == "1")) fields.push_back({"zero", "3"});
+    if (!r.status().ok()) {
+      loader->Skip(c.id, r.status().message());
+      continue;
+    }
+    if (!loader->Finish(std::move(c), fields)) continue;
+    CalibrationCase& added = loader->cases->back();
+    const Model& m = added.workload.model;
+    double per_gpu = 1.0 / added.num_gpus;
+    double flops = ModelFlopsPerToken(m, added.workload.seq_len);
+    // Narayanan et al. 2021 count the recomputed forward pass in their FLOP/s.
+    if (added.source.find("2104.04473") != std::string::npos) flops *= 4.0 / 3;
+    const Accelerator* gpu = nullptr;
+    double peak = 0;
+    if (loader->catalog.FindAccelerator(added.gpu, &gpu).ok()) {
+      Precision p = added.workload.precision == NumericFormat::kFp8 ? Precision::kFp8 : Precision::kBf16;
+      peak = gpu->peak(p).value_or(0);
+    }
+    if (metric == "tokens_per_s_per_gpu") added.throughput_scale = per_gpu;
+    else if (metric == "model_tflops_per_gpu") added.throughput_scale = per_gpu * flops / 1e12;
+    else if (metric == "mfu" && peak > 0) added.throughput_scale = per_gpu * flops / peak;
+    else {
+      loader->Skip(added.id, "metric '" + metric + "' is not modelled");
+      loader->cases->pop_back();
+    }
+  }
+}
+
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -264,6 +330,7 @@ std::string_view MetricFamilyName(MetricFamily family) {
     case MetricFamily::kLlmPrefill: return "llm_prefill";
     case MetricFamily::kMemory: return "memory";
     case MetricFamily::kFits: return "fits";
+    case MetricFamily::kLargeModelTraining: return "large_model_training";
   }
   return "";
 }
@@ -283,6 +350,16 @@ Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
   return Status::OK();
 }
 
+Status LoadLargeModelCases(const Catalog& catalog, const std::string& path,
+                           std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped) {
+  std::string probe;
+  Status s = ReadFile(path, &probe);
+  if (!s.ok()) return s;
+  Loader loader{catalog, cases, skipped};
+  LoadLargeModelRows(&loader, path);
+  return Status::OK();
+}
+
 Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted) {
   Hardware hw;
   Status s = ResolveHardware(catalog, c.hardware, &hw);
@@ -292,6 +369,7 @@ Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* pre
   if (!s.ok()) return s;
   switch (c.family) {
     case MetricFamily::kTrainingThroughput:
+    case MetricFamily::kLargeModelTraining:
       *predicted = e.throughput * c.throughput_scale;
       break;
     case MetricFamily::kLlmDecode:

@@ -103,6 +103,12 @@ class CatalogBuilder {
       if (!s.ok()) return s;
     }
 
+    if (c.files_.count("spot.csv")) {
+      s = ParseFile(c.files_, c.origin_, "spot.csv", &table);
+      if (s.ok()) s = ParseSpotProfiles(table, &c.spot_profiles_);
+      if (!s.ok()) return s;
+    }
+
     // Instance files: every instances/<provider>.csv. The vector is sized once so that the
     // pointers in the index stay valid.
     std::vector<InstanceType> instances;
@@ -247,6 +253,13 @@ Status Catalog::Convert(double amount, std::string_view from, std::string_view t
   }
   *out = amount * source->usd_per_unit / target->usd_per_unit;
   return Status::OK();
+}
+
+const SpotProfile* Catalog::FindSpotProfile(std::string_view provider) const {
+  for (const SpotProfile& p : spot_profiles_) {
+    if (p.provider == provider) return &p;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> Catalog::Providers() const {

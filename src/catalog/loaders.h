@@ -18,6 +18,7 @@ Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out
 Status ParseRenderScores(const CsvTable& table, const Catalog& catalog,
                          std::vector<RenderScore>* out);
 Status ParseEncoderRates(const CsvTable& table, std::vector<EncoderRate>* out);
+Status ParseSpotProfiles(const CsvTable& table, std::vector<SpotProfile>* out);
 // `catalog` must already hold accelerators, CPUs and currencies: rows refer to them.
 // `provider` is the one the file is named after; every row must agree with it.
 Status ParseInstances(const CsvTable& table, const std::string& provider, const Catalog& catalog,

@@ -17,6 +17,7 @@ namespace {
 
 struct CalibrateOptions {
   std::string dir = "../shared/calibration";
+  std::string extra;  // large-model training rows, reported but not fitted
   bool cases = false;
   bool json = false;
   std::string out;
@@ -26,6 +27,7 @@ std::vector<CalibrationCase> LoadCases(const Catalog& catalog, const CalibrateOp
                                        std::vector<SkippedRow>* skipped) {
   std::vector<CalibrationCase> cases;
   ThrowIfError(LoadCalibrationCases(catalog, o.dir, &cases, skipped));
+  if (!o.extra.empty()) ThrowIfError(LoadLargeModelCases(catalog, o.extra, &cases, skipped));
   return cases;
 }
 
@@ -112,12 +114,17 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* report = c->add_subcommand("report", "Median and p90 error per metric and GPU");
   report->add_option("--calibration", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
+  report->add_option("--extra", options->extra,
+                     "Also score large-model training rows (tests/calibration/large_model_training.csv)");
   report->add_flag("--cases", options->cases, "List every case with its error");
   report->add_flag("--json", options->json, "Print JSON");
   report->callback([global, options]() { RunReport(*global, *options); });
   CLI::App* fit = c->add_subcommand("fit", "Fit data/efficiency.csv to the calibration cases");
   fit->add_option("--calibration", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
+  fit->add_option("--extra", options->extra,
+                  "Large-model rows (tests/calibration/large_model_training.csv): MosaicML's "
+                  "single-node rows fit the GEMM-size term, the rest stay held out");
   fit->add_option("--out", options->out, "Where to write the fitted efficiency.csv")->required();
   fit->callback([global, options]() { RunFit(*global, *options); });
 }

@@ -226,6 +226,9 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
   c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
   c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str();
+  c->add_option("--network-gbps", options->hardware.network_gbps,
+                "Network between nodes, Gbit/s per node (default: the instance's, or 200 per "
+                "GPU for SXM boards, 25 otherwise)");
   c->add_flag("--explain", options->explain, "Show the terms behind each number");
   c->add_flag("--json", options->json, "Print JSON (schema cloudfit.estimate/v1)");
   c->add_option("--jsonl", options->jsonl,

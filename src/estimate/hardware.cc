@@ -41,11 +41,17 @@ void FillLinks(Hardware* h) {
     h->intra_node_bytes_per_s = PcieBytesPerS(gen) * kLinkEfficiency;
     h->intra_node_link = fmt::format("PCIe gen {}", gen);
   }
-  // Between nodes: the instance's network, bits to bytes; 25 Gbit/s when unknown, a common
-  // floor for GPU instances (e.g. AWS g5.xlarge "up to 10", p3.16xlarge 25).
-  double bits = h->instance && h->instance->network_bits_per_s > 0
-                    ? h->instance->network_bits_per_s
-                    : 25e9;
+  // Between nodes: the instance's network. When only GPUs are named: the InfiniBand of an
+  // HGX/DGX cluster for SXM boards (one 200 Gbit/s HDR port per GPU, as in DGX A100), and
+  // 25 Gbit/s Ethernet for PCIe cards (AWS p3.16xlarge, g5 family).
+  double bits = 0;
+  if (h->network_override_bits_per_s > 0) {
+    bits = h->network_override_bits_per_s;
+  } else if (h->instance && h->instance->network_bits_per_s > 0) {
+    bits = h->instance->network_bits_per_s;
+  } else {
+    bits = h->intra_node_link == "NVLink" ? 200e9 * std::ceil(h->gpus_per_node) : 25e9;
+  }
   h->inter_node_bytes_per_s = bits / 8 * kLinkEfficiency;
 }
 
@@ -83,6 +89,10 @@ Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
 }
 
 Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out) {
+  if (spec.network_gbps < 0 || spec.network_gbps > 1e6) {
+    return Status::InvalidArgument(
+        fmt::format("--network-gbps: {} is not in [0, 1000000]", spec.network_gbps));
+  }
   if (spec.nodes < 1 || spec.nodes > 100000) {
     return Status::InvalidArgument(fmt::format("--nodes: {} is not in [1, 100000]", spec.nodes));
   }
@@ -110,6 +120,10 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
           t->name, t->provider));
     }
     *out = HardwareForInstance(*t, spec.nodes);
+    if (spec.network_gbps > 0) {
+      out->network_override_bits_per_s = spec.network_gbps * 1e9;
+      FillLinks(out);
+    }
     return Status::OK();
   }
   if (spec.gpu.empty()) {
@@ -126,6 +140,7 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
   h.gpus_per_node = spec.gpus;
   h.nodes = spec.nodes;
   h.gpu_memory_bytes = UsableMemoryBytes(*a);
+  h.network_override_bits_per_s = spec.network_gbps * 1e9;
   std::string count = FormatNumberShort(spec.gpus);
   h.name = spec.nodes > 1 ? fmt::format("{} nodes x {}x {}", spec.nodes, count, a->name)
                           : fmt::format("{}x {}", count, a->name);

@@ -1,4 +1,5 @@
-// Loaders for the rendering data: Blender Open Data scores and NVENC stream rates.
+// Loaders for the smaller data files: Blender Open Data scores, NVENC stream rates and spot
+// interruption profiles.
 #include "catalog/loaders.h"
 #include "util/strings.h"
 
@@ -40,6 +41,24 @@ Status ParseEncoderRates(const CsvTable& table, std::vector<EncoderRate>* out) {
     rate.source = r.RequiredText("source");
     if (!r.status().ok()) return r.status();
     out->push_back(std::move(rate));
+  }
+  return Status::OK();
+}
+
+Status ParseSpotProfiles(const CsvTable& table, std::vector<SpotProfile>* out) {
+  Status s = table.RequireColumns(
+      {"provider", "interruption_rate_per_month", "restart_minutes", "notice_seconds", "source"});
+  if (!s.ok()) return s;
+  for (const CsvRow& row : table.rows) {
+    CsvRowReader r(table, row);
+    SpotProfile p;
+    p.provider = r.RequiredText("provider");
+    p.interruptions_per_month = r.OptionalNumber("interruption_rate_per_month", 0, 1);
+    p.restart_minutes = r.OptionalNumber("restart_minutes", 0, 10000);
+    p.notice_seconds = r.OptionalNumber("notice_seconds", 0, 100000);
+    p.source = r.Text("source");
+    if (!r.status().ok()) return r.status();
+    out->push_back(std::move(p));
   }
   return Status::OK();
 }
