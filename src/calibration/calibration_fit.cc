@@ -136,7 +136,29 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
       if (c.num_gpus > 1) add("layer_split_hop_s", "*", "*", "*", i, 1e-6, 5e-3);
     }
   }
+  // A per-architecture efficiency needs evidence from several models; fitted to one model's
+  // rows it would describe that software stack, not the hardware (the PEFT rows, one model
+  // under Hugging Face's trainer, are all there is for Ada). Such architectures borrow the
+  // nearest calibrated one's efficiency instead (NearestCalibratedArchitecture).
+  for (auto it = params.begin(); it != params.end();) {
+    std::set<std::string> models;
+    for (size_t i : it->second.cases) models.insert(cases[i].workload.model.name);
+    bool per_architecture = it->second.key.parameter == "compute_efficiency" &&
+                            it->second.key.workload_class == "*";
+    it = per_architecture && models.size() < 3 ? params.erase(it) : std::next(it);
+  }
   EfficiencyTable& table = catalog->mutable_efficiency();
+  // Rows an earlier fit wrote but this one does not fit are dropped, so the table says only
+  // what the current evidence supports.
+  auto& all = table.mutable_rows();
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const EfficiencyFactor& r) {
+                             if (r.source.rfind("fitted by cloudfit", 0) != 0) return false;
+                             std::string k = r.parameter + "|" + r.architecture + "|" +
+                                             r.precision + "|" + r.workload_class;
+                             return params.count(k) == 0;
+                           }),
+            all.end());
   // Create every row first: adding rows moves the table, so pointers are taken afterwards.
   for (auto& [k, p] : params) {
     double initial = std::sqrt(p.min * p.max);

@@ -89,9 +89,23 @@ DeviceRates CpuRates(const Hardware& hw, NumericFormat format) {
 
 std::string ComputeClass(const Model& m) {
   if (!m.compute_class.empty()) return m.compute_class;
-  if (m.family == "diffusion" && m.layers == 0) return "cnn";  // U-Nets
   if (m.layers > 0 && m.hidden > 0) return "transformer";
   return "cnn";  // CNNs, U-Nets, and vision models given by per-sample FLOPs
+}
+
+double ClassComputeEfficiency(const EfficiencyTable& table, const DeviceRates& rates,
+                              const std::string& compute_class, const EfficiencyFactor** row) {
+  double base = table.Lookup("compute_efficiency", rates.architecture, rates.precision_key,
+                             compute_class, 0.5, row);
+  std::string factor_class = compute_class;
+  if (compute_class == "diffusion") factor_class = "cnn";
+  if (compute_class == "diffusion-transformer") factor_class = "transformer";
+  const EfficiencyFactor* own = nullptr;
+  double factor = table.Lookup("class_compute_factor", "*", "*", compute_class, 0, &own);
+  if (own == nullptr || own->workload_class != compute_class) {
+    factor = table.Lookup("class_compute_factor", "*", "*", factor_class, 1);
+  }
+  return std::min(1.0, base * factor);
 }
 
 void AddTerm(Estimate* e, std::string name, double value, std::string unit, std::string formula) {

@@ -48,6 +48,13 @@ DeviceRates CpuRates(const Hardware& hardware, NumericFormat format);
 // recsys.
 std::string ComputeClass(const Model& m);
 
+// The fraction of peak a class reaches: the architecture's efficiency times the class's fitted
+// factor. Classes without calibration rows borrow their nearest relative's factor (U-Net
+// diffusion from CNNs, diffusion transformers from transformers).
+double ClassComputeEfficiency(const EfficiencyTable& table, const DeviceRates& rates,
+                              const std::string& compute_class,
+                              const EfficiencyFactor** row = nullptr);
+
 // A two-term roofline: math at an efficiency-scaled peak plus DRAM traffic at an
 // efficiency-scaled bandwidth. Summed rather than maxed because a training step interleaves
 // compute-bound GEMMs with memory-bound elementwise kernels.

@@ -30,8 +30,7 @@ class InferenceModel {
                                 "llm_decode", 0.7, &decode_row_);
     prefill_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key,
                               "llm_prefill", 0.5, &prefill_row_);
-    forward_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key,
-                              ComputeClass(m_), 0.5);
+    forward_eff_ = ClassComputeEfficiency(eff, rates_, ComputeClass(m_));
     bandwidth_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "*", 0.8);
     flops_per_byte_ = eff.Lookup("flops_per_byte", "*", "*", ComputeClass(m_), 50);
     layer_latency_s_ = eff.Lookup("layer_split_hop_s", "*", "*", "*", 1e-4);
@@ -41,7 +40,8 @@ class InferenceModel {
   }
 
   bool language_model() const {
-    return m_.family == "decoder" || m_.family == "moe" || m_.family == "encoder-decoder";
+    return m_.family == "decoder" || m_.family == "moe" || m_.family == "encoder-decoder" ||
+           (m_.family == "speech" && m_.layers > 0);
   }
 
   // Devices that share one copy of the weights.
@@ -237,11 +237,14 @@ Status ForwardInference(const InferenceModel& im, const Workload& w, const Hardw
     if (w.resolution > 0 && m.resolution > 0) scale = std::pow(double(w.resolution) / m.resolution, 2);
     flops = m.gflops_per_sample.value_or(0) * 1e9 * scale;
     if (m.family == "diffusion") {
-      units = w.diffusion_steps * 2;  // classifier-free guidance runs two passes per step
+      // Classifier-free guidance runs two passes per step; guidance-distilled diffusion
+      // transformers (Flux.1-dev) run one.
+      units = w.diffusion_steps * (ComputeClass(m) == "diffusion-transformer" ? 1 : 2);
       unit = "images/s";
     }
   }
-  int batch = w.micro_batch > 0 ? w.micro_batch : 32;
+  // Image generation runs a few images at a time; classifiers batch deeply.
+  int batch = w.micro_batch > 0 ? w.micro_batch : (m.family == "diffusion" ? 1 : 32);
   int devices = hw.has_gpu() ? hw.total_gpus() : 1;
   double per_device_flops = flops * units * batch;
   double compute = per_device_flops / (im.rates().peak_flops * im.forward_eff());
@@ -256,7 +259,9 @@ Status ForwardInference(const InferenceModel& im, const Workload& w, const Hardw
   e->bottleneck = compute > memory ? "compute" : "memory bandwidth";
   e->memory.capacity_bytes = im.rates().memory_bytes;
   e->memory.weights_bytes = im.weight_bytes();
-  e->memory.activations_bytes = flops * 0.006 * batch / 4;  // inference keeps no backward state
+  // Inference keeps no state for a backward pass, only the working set of the block in flight:
+  // taken as 1/50 of what training stores (about one block of a ResNet-50 or a U-Net's ~50).
+  e->memory.activations_bytes = flops * 0.006 * batch / 50;
   if (hw.has_gpu()) e->memory.runtime_bytes = kCudaRuntimeBytes;
   e->fits = e->memory.fits();
   double samples = w.samples > 0 ? w.samples : 10000;

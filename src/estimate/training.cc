@@ -79,11 +79,8 @@ class TrainingModel {
     seq_ = transformer_ ? std::max(1, w.seq_len) : 1;
     const EfficiencyTable& eff = catalog.efficiency();
     std::string cls = ComputeClass(m_);
-    compute_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key, cls,
-                              0.5, &compute_row_);
-    // Convolutions, GEMMs and recurrent kernels reach different fractions of the same peak: a
-    // per-class factor on the architecture's efficiency, capped at the peak itself.
-    compute_eff_ = std::min(1.0, compute_eff_ * eff.Lookup("class_compute_factor", "*", "*", cls, 1));
+    // Convolutions, GEMMs and recurrent kernels reach different fractions of the same peak.
+    compute_eff_ = ClassComputeEfficiency(eff, rates_, cls, &compute_row_);
     if (transformer_) {
       // Matrix multiplies reach more of the peak as they grow: a transformer's GEMMs are about
       // hidden-sized, so efficiency rises as h / (h + h_half) with a fitted h_half. Normalised at

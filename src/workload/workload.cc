@@ -342,8 +342,10 @@ Status LoadWorkloadFile(const std::string& path,
 }
 
 bool Workload::is_llm_like() const {
+  // Whisper-style speech models are encoder-decoder transformers too.
   bool transformer_family = model.family == "decoder" || model.family == "moe" ||
-                            model.family == "encoder" || model.family == "encoder-decoder";
+                            model.family == "encoder" || model.family == "encoder-decoder" ||
+                            (model.family == "speech" && model.layers > 0);
   // Sequence models given only by per-sample FLOPs (GNMT's LSTMs) are not token transformers.
   return transformer_family && (model.layers > 0 || !model.gflops_per_sample);
 }
