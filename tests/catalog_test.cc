@@ -13,15 +13,7 @@
 namespace cloudfit {
 namespace {
 
-const Catalog& BuiltIn() {
-  static Catalog* catalog = [] {
-    auto* c = new Catalog();
-    Status s = Catalog::LoadBuiltIn(c);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return c;
-  }();
-  return *catalog;
-}
+const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
 TEST(BuiltInCatalogTest, HasEveryAcceleratorTheIssueNames) {
   const char* names[] = {

@@ -5,18 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "cloudfit/estimate.h"
+#include "test_support.h"
 
 namespace cloudfit {
 namespace {
 
-const Catalog& BuiltIn() {
-  static Catalog* catalog = [] {
-    auto* c = new Catalog();
-    EXPECT_TRUE(Catalog::LoadBuiltIn(c).ok());
-    return c;
-  }();
-  return *catalog;
-}
+const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
 Estimate Estimated(const std::vector<std::pair<std::string, std::string>>& fields, HardwareSpec spec) {
   Workload w;

@@ -2,20 +2,15 @@
 #include <gtest/gtest.h>
 
 #include "cloudfit/estimate.h"
+#include "test_support.h"
 #include "estimate/estimate_internal.h"
 #include "estimate/transformer_math.h"
+#include "test_support.h"
 
 namespace cloudfit {
 namespace {
 
-const Catalog& BuiltIn() {
-  static Catalog* catalog = [] {
-    auto* c = new Catalog();
-    EXPECT_TRUE(Catalog::LoadBuiltIn(c).ok());
-    return c;
-  }();
-  return *catalog;
-}
+const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
 // ZeRO (Rajbhandari et al. 2020) Figure 1: a 7.5B-parameter model, 64 data-parallel GPUs,
 // mixed-precision Adam (K = 12): 120, 31.4, 16.6 and 1.9 GB of model states per device.

@@ -31,6 +31,16 @@ Catalog FixtureCatalog() {
   return catalog;
 }
 
+const Catalog& BuiltInCatalog() {
+  static const Catalog* catalog = [] {
+    auto* c = new Catalog();
+    Status s = Catalog::LoadBuiltIn(c);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return c;
+  }();
+  return *catalog;
+}
+
 std::string SharedDir() {
   fs::path shared = fs::path(CLOUDFIT_SOURCE_DIR).parent_path() / "shared";
   std::error_code ec;

@@ -12,6 +12,8 @@ std::string SourcePath(const std::string& relative);
 // The fixture catalog under tests/fixtures/catalog, as files (to corrupt) or loaded.
 CatalogFiles FixtureFiles();
 Catalog FixtureCatalog();
+// The built-in catalog, loaded once for the whole test binary.
+const Catalog& BuiltInCatalog();
 // ../shared beside the repository, or "" when it is absent (users run tests without it).
 std::string SharedDir();
 

@@ -8,14 +8,7 @@
 namespace cloudfit {
 namespace {
 
-const Catalog& BuiltIn() {
-  static Catalog* catalog = [] {
-    auto* c = new Catalog();
-    EXPECT_TRUE(Catalog::LoadBuiltIn(c).ok());
-    return c;
-  }();
-  return *catalog;
-}
+const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
 Status Build(const std::vector<std::pair<std::string, std::string>>& fields, Workload* w) {
   for (const auto& [k, v] : fields) {

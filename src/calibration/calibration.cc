@@ -66,16 +66,30 @@ double MemoryUnitBytes(const std::string& unit) {
   return 0;
 }
 
-void LoadTrainThroughput(Loader* loader, const std::string& path) {
+Status ReadTable(const std::string& path, CsvTable* table) {
   std::string text;
+  Status s = ReadFile(path, &text);
+  if (s.ok()) s = ParseCsv(text, path, CsvOptions(), table);
+  return s;
+}
+
+// The fields every case has, from its row.
+CalibrationCase NewCase(const std::string& path, const CsvRow& row, const CsvRowReader& r,
+                        MetricFamily family) {
+  CalibrationCase c;
+  c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
+  c.source = r.Text("source");
+  c.family = family;
+  return c;
+}
+
+Status LoadTrainThroughput(Loader* loader, const std::string& path) {
   CsvTable table;
-  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  Status s = ReadTable(path, &table);
+  if (!s.ok()) return s;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
-    CalibrationCase c;
-    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
-    c.source = r.Text("source");
-    c.family = MetricFamily::kTrainingThroughput;
+    CalibrationCase c = NewCase(path, row, r, MetricFamily::kTrainingThroughput);
     c.gpu = r.Text("gpu");
     c.num_gpus = static_cast<int>(r.Number("num_gpus", 1, 1024));
     c.hardware.gpu = c.gpu;
@@ -115,17 +129,17 @@ void LoadTrainThroughput(Loader* loader, const std::string& path) {
     }
     loader->Finish(std::move(c), fields);
   }
+  return Status::OK();
 }
 
-void LoadLlmRows(Loader* loader, const std::string& path) {
-  std::string text;
+Status LoadLlmRows(Loader* loader, const std::string& path) {
   CsvTable table;
-  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  Status s = ReadTable(path, &table);
+  if (!s.ok()) return s;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
-    CalibrationCase c;
-    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
-    c.source = r.Text("source");
+    // The family is set below from the method and metric.
+    CalibrationCase c = NewCase(path, row, r, MetricFamily::kTrainingThroughput);
     std::string method(r.Text("method"));
     std::string precision(r.Text("precision"));
     std::string metric(r.Text("metric"));
@@ -244,6 +258,7 @@ void LoadLlmRows(Loader* loader, const std::string& path) {
     }
     loader->Finish(std::move(c), fields);
   }
+  return Status::OK();
 }
 
 // Model FLOPs per token as MosaicML, Korthikanti et al. and Llama 3 count them for MFU:
@@ -253,16 +268,13 @@ double ModelFlopsPerToken(const Model& m, double seq) {
   return 6 * non_embedding + 12.0 * m.layers * m.hidden * seq;
 }
 
-void LoadLargeModelRows(Loader* loader, const std::string& path) {
-  std::string text;
+Status LoadLargeModelRows(Loader* loader, const std::string& path) {
   CsvTable table;
-  if (!ReadFile(path, &text).ok() || !ParseCsv(text, path, CsvOptions(), &table).ok()) return;
+  Status s = ReadTable(path, &table);
+  if (!s.ok()) return s;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
-    CalibrationCase c;
-    c.id = fmt::format("{}:{}", path.substr(path.rfind('/') + 1), row.line);
-    c.source = r.Text("source");
-    c.family = MetricFamily::kLargeModelTraining;
+    CalibrationCase c = NewCase(path, row, r, MetricFamily::kLargeModelTraining);
     c.gpu = r.Text("gpu");
     c.num_gpus = static_cast<int>(r.Number("num_gpus", 1, 1e6));
     // Eight GPUs per node (DGX/HGX systems).
@@ -310,6 +322,7 @@ void LoadLargeModelRows(Loader* loader, const std::string& path) {
       loader->cases->pop_back();
     }
   }
+  return Status::OK();
 }
 
 double Percentile(std::vector<double> v, double q) {
@@ -341,23 +354,15 @@ Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
   Loader loader{catalog, cases, skipped};
   std::string train = dir + "/train_throughput.csv";
   std::string llm = dir + "/llm_memory_and_speed.csv";
-  std::string probe;
-  if (!ReadFile(train, &probe).ok() || !ReadFile(llm, &probe).ok()) {
-    return Status::IOError(dir + ": missing train_throughput.csv or llm_memory_and_speed.csv");
-  }
-  LoadTrainThroughput(&loader, train);
-  LoadLlmRows(&loader, llm);
-  return Status::OK();
+  Status s = LoadTrainThroughput(&loader, train);
+  if (s.ok()) s = LoadLlmRows(&loader, llm);
+  return s;
 }
 
 Status LoadLargeModelCases(const Catalog& catalog, const std::string& path,
                            std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped) {
-  std::string probe;
-  Status s = ReadFile(path, &probe);
-  if (!s.ok()) return s;
   Loader loader{catalog, cases, skipped};
-  LoadLargeModelRows(&loader, path);
-  return Status::OK();
+  return LoadLargeModelRows(&loader, path);
 }
 
 Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted) {
