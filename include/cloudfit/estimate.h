@@ -33,6 +33,7 @@ struct MemoryBreakdown {
 
 struct Layout {
   int data_parallel = 1;
+  int zero_stage = 0;  // optimizer, gradient and weight sharding over the data-parallel ranks
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
   int micro_batch = 1;    // per device

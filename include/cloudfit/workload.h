@@ -60,7 +60,7 @@ struct Workload {
   // Mixed precision keeps fp32 master weights in the optimizer (Megatron, DeepSpeed, AMP);
   // false = pure 16-bit training, optimizer states in the model's dtype.
   bool master_weights = true;
-  int zero_stage = 0;  // 0-3; FSDP full sharding is stage 3
+  int zero_stage = -1;  // 0-3; FSDP full sharding is stage 3; -1 = choose automatically
   int tensor_parallel = 0;    // 0 = choose automatically
   int pipeline_parallel = 0;  // 0 = choose automatically
   Recompute recompute = Recompute::kNone;

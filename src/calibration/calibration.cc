@@ -113,8 +113,10 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
         {"model", model},
         {"precision", precision},
         {"micro_batch", std::to_string(per_gpu)},
-        // NVIDIA's DeepLearningExamples of 2022 ran without FlashAttention.
-        {"flash_attention", "false"}};
+        // NVIDIA's DeepLearningExamples of 2022 ran without FlashAttention, with plain
+        // data-parallel (DDP/Horovod-style) training.
+        {"flash_attention", "false"},
+        {"zero", "0"}};
     std::string task(r.Text("task"));
     static const std::regex kSeq(R"((?:seq_len|tgt_len) (\d+))");
     std::smatch m;

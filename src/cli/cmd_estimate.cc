@@ -73,9 +73,9 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
   const Layout& l = e.layout;
   if (w.is_training()) {
     std::cout << fmt::format(
-        "layout: data {} x tensor {} x pipeline {}; micro-batch {}, global batch {}, "
+        "layout: data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch {}, "
         "{} accumulation step(s)\n",
-        l.data_parallel, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, l.global_batch,
+        l.data_parallel, l.zero_stage, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, l.global_batch,
         l.grad_accumulation);
   }
   std::cout << fmt::format("throughput: {} {}\n", FormatNumber(e.throughput, 1), e.throughput_unit);

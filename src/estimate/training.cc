@@ -151,20 +151,20 @@ class TrainingModel {
       mem.optimizer_bytes = adapters * (w_.optimizer == Optimizer::kAdamW ? 8 : 4) / shard;
     } else {
       double p = m_.params / shard;
-      mem.weights_bytes = p * bpp.weights / (w_.zero_stage >= 3 ? dp : 1);
-      mem.gradients_bytes = p * bpp.gradients / (w_.zero_stage >= 2 ? dp : 1);
-      mem.optimizer_bytes = p * bpp.optimizer / (w_.zero_stage >= 1 ? dp : 1);
+      mem.weights_bytes = p * bpp.weights / (l.zero_stage >= 3 ? dp : 1);
+      mem.gradients_bytes = p * bpp.gradients / (l.zero_stage >= 2 ? dp : 1);
+      mem.optimizer_bytes = p * bpp.optimizer / (l.zero_stage >= 1 ? dp : 1);
 
     }
     mem.activations_bytes = Activations(l) * ActivationScale();
-    if (!lora_ && w_.zero_stage >= 3 && dp > 1 && m_.layers > 0) {
+    if (!lora_ && l.zero_stage >= 3 && dp > 1 && m_.layers > 0) {
       // ZeRO-3 gathers one layer's full weights at a time (prefetch keeps about two).
       mem.comm_buffers_bytes += 2 * (m_.params / m_.layers) * bpp.weights / l.tensor_parallel;
     }
     if (hw_.total_gpus() > 1) {
       mem.comm_buffers_bytes += kNcclBufferBytes;
       if (dp > 1 && !lora_) {
-        mem.comm_buffers_bytes += w_.zero_stage == 0
+        mem.comm_buffers_bytes += l.zero_stage == 0
                                       ? mem.gradients_bytes  // DDP bucket copies of the grads
                                       : std::min(mem.gradients_bytes, kZeroReduceBucketBytes);
       }
@@ -226,7 +226,7 @@ class TrainingModel {
     t.compute_s = micro_compute * micro_steps;
     t.memory_s = micro_memory * micro_steps;
     double trainable_on_device = TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) /
-                                 (w_.zero_stage >= 1 ? l.data_parallel : 1);
+                                 (l.zero_stage >= 1 ? l.data_parallel : 1);
     t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w_.optimizer) /
                     (rates_.bandwidth_bytes_per_s * bandwidth_eff_);
     double busy = t.compute_s + t.memory_s;
@@ -240,7 +240,7 @@ class TrainingModel {
       double grad_bytes = TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) *
                           (lora_ ? 4 : (wide_ ? 4 : 2));
       double n = l.data_parallel;
-      double volume = 2 * (n - 1) / n * grad_bytes * (w_.zero_stage >= 3 ? 1.5 : 1);
+      double volume = 2 * (n - 1) / n * grad_bytes * (l.zero_stage >= 3 ? 1.5 : 1);
       double link = hw_.intra_node_bytes_per_s;
       int gpus_per_node = static_cast<int>(std::ceil(hw_.gpus_per_node));
       if (l.data_parallel * l.tensor_parallel * l.pipeline_parallel > gpus_per_node) {
@@ -252,7 +252,7 @@ class TrainingModel {
       // the forward and backward passes; plain data parallelism reduces once per step, during
       // the last backward pass.
       double hidden_behind = busy * 2.0 / 3.0 / micro_steps;
-      if (w_.zero_stage >= 3) {
+      if (l.zero_stage >= 3) {
         comm *= micro_steps;
         hidden_behind = busy;
       }
@@ -308,13 +308,20 @@ class TrainingModel {
     bool found = false;
     bool any = false;
     Plan best, smallest;
+    // ZeRO stage: the user's, or each of them (the stage only matters with data parallelism).
+    std::vector<int> zeros;
+    if (w_.zero_stage >= 0) zeros = {w_.zero_stage};
+    else zeros = {0, 1, 2, 3};
+    for (int zero : zeros)
     for (int tp : tps) {
       for (int pp : pps) {
         if (devices % (tp * pp) != 0) continue;
+        if (w_.zero_stage < 0 && zero > 0 && devices / (tp * pp) == 1) continue;
         if (transformer_ && tp > 1 && (m_.heads % tp != 0)) continue;
         if (pp > 1 && (m_.layers == 0 || m_.layers < pp)) continue;
         if (!transformer_ && (tp > 1 || pp > 1)) continue;
         Layout l;
+        l.zero_stage = zero;
         l.tensor_parallel = tp;
         l.pipeline_parallel = pp;
         l.data_parallel = devices / (tp * pp);
@@ -484,9 +491,9 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   AddTerm(e, "bandwidth", r.bandwidth_bytes_per_s / 1e9, "GB/s",
           fmt::format("x efficiency {}", model.bandwidth_eff()));
   AddTerm(e, "layout", devices, "devices",
-          fmt::format("data {} x tensor {} x pipeline {}; micro-batch {}, global batch {}, {} "
-                      "accumulation steps",
-                      plan.layout.data_parallel, plan.layout.tensor_parallel,
+          fmt::format("data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch "
+                      "{}, {} accumulation steps",
+                      plan.layout.data_parallel, plan.layout.zero_stage, plan.layout.tensor_parallel,
                       plan.layout.pipeline_parallel, plan.layout.micro_batch,
                       plan.layout.global_batch, plan.layout.grad_accumulation));
   AddTerm(e, "weights", plan.memory.weights_bytes / kGiB, "GiB",

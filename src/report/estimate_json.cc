@@ -48,6 +48,7 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
       {"bottleneck", e.bottleneck},
       {"layout",
        {{"data_parallel", e.layout.data_parallel},
+        {"zero_stage", e.layout.zero_stage},
         {"tensor_parallel", e.layout.tensor_parallel},
         {"pipeline_parallel", e.layout.pipeline_parallel},
         {"micro_batch", e.layout.micro_batch},

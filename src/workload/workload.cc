@@ -187,7 +187,14 @@ const std::vector<FieldSpec>& Specs() {
          if (!ParseBool(v, &w->master_weights)) return Bad("master_weights", v, "true or false");
          return Status::OK();
        }},
-      {"zero", "ZeRO stage 0-3", Integer("zero", &Workload::zero_stage, 0, 3, "stage")},
+      {"zero", "ZeRO stage 0-3 or auto",
+       [](Workload* w, const std::string& v) {
+         if (ToLower(v) == "auto") {
+           w->zero_stage = -1;
+           return Status::OK();
+         }
+         return Integer("zero", &Workload::zero_stage, 0, 3, "stage")(w, v);
+       }},
       {"fsdp", "true: fully sharded data parallel (same memory as ZeRO-3)",
        [](Workload* w, const std::string& v) {
          bool b = false;
