@@ -3,13 +3,16 @@
 #ifndef CLOUDFIT_CLI_CLI_COMMON_H_
 #define CLOUDFIT_CLI_CLI_COMMON_H_
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/table.h"
+#include "cloudfit/workload.h"
 
 namespace cloudfit::cli {
 
@@ -32,6 +35,16 @@ struct FormatOptions {
   OutputFormat format() const;
 };
 
+// The workload as flags: --file, --set key=value and one flag per workload field.
+struct WorkloadFlags {
+  std::string file;
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> fields;
+};
+void AddWorkloadFlags(CLI::App* command, WorkloadFlags* flags);
+// Applies the file, then --set, then the per-field flags (later ones win). Not finalized.
+Workload BuildWorkload(const WorkloadFlags& flags);
+
 // Adds --json, --csv and --markdown (mutually exclusive) to a subcommand.
 void AddFormatFlags(CLI::App* command, FormatOptions* options);
 
@@ -51,6 +64,7 @@ void AddModelsCommand(CLI::App* app, const GlobalOptions* global);
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global);
 void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
 void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
+void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);
 
 }  // namespace cloudfit::cli
 

@@ -16,9 +16,7 @@ namespace cloudfit::cli {
 namespace {
 
 struct EstimateOptions {
-  std::string file;
-  std::vector<std::string> sets;
-  std::map<std::string, std::string> fields;  // --<field> flags
+  WorkloadFlags workload;
   HardwareSpec hardware;
   bool explain = false;
   bool json = false;
@@ -26,22 +24,6 @@ struct EstimateOptions {
 };
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-
-// Applies a workload file, then --set key=value, then the per-field flags, in that order, so
-// flags override the file.
-Workload BuildWorkload(const EstimateOptions& o) {
-  Workload w;
-  std::vector<std::pair<std::string, std::string>> fields;
-  if (!o.file.empty()) ThrowIfError(LoadWorkloadFile(o.file, &fields));
-  for (const std::string& set : o.sets) {
-    size_t eq = set.find('=');
-    if (eq == std::string::npos) throw CliError{"--set: '" + set + "' is not key=value"};
-    fields.emplace_back(set.substr(0, eq), set.substr(eq + 1));
-  }
-  for (const auto& [k, v] : o.fields) fields.emplace_back(k, v);
-  for (const auto& [k, v] : fields) ThrowIfError(SetWorkloadField(&w, k, v));
-  return w;
-}
 
 void PrintText(const Workload& w, const Estimate& e, bool explain) {
   std::cout << fmt::format("estimate: {} {} on {} ({})\n", w.model.name.empty() ? "-" : w.model.name,
@@ -191,7 +173,7 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
     }
     return;
   }
-  Workload w = BuildWorkload(o);
+  Workload w = BuildWorkload(o.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
   Hardware hw;
   ThrowIfError(ResolveHardware(catalog, o.hardware, &hw));
@@ -210,18 +192,7 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<EstimateOptions>();
   CLI::App* c = app->add_subcommand(
       "estimate", "Memory, time and scaling of a workload on one GPU, GPU count or instance");
-  c->add_option("--file", options->file, "Workload file (YAML or JSON) of field: value pairs")
-      ->check(CLI::ExistingFile);
-  c->add_option("--set", options->sets, "Set any workload field: --set key=value (repeatable)");
-  for (const WorkloadField& f : WorkloadFields()) {
-    std::string flag = "--" + f.name;
-    for (char& ch : flag) {
-      if (ch == '_') ch = '-';
-    }
-    std::string name = f.name;
-    c->add_option_function<std::string>(
-        flag, [options, name](const std::string& v) { options->fields[name] = v; }, f.help);
-  }
+  AddWorkloadFlags(c, &options->workload);
   c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias)");
   c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
   c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");

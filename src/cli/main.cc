@@ -23,6 +23,7 @@ int Run(int argc, char** argv) {
                  "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
       ->check(CLI::ExistingDirectory);
 
+  AddRecommendCommand(&app, &global);
   AddGpusCommand(&app, &global);
   AddInstancesCommand(&app, &global);
   AddModelsCommand(&app, &global);

@@ -1,0 +1,105 @@
+// Recommend: every instance type, region, node count and pricing mode of the catalog as a
+// candidate for a workload, each kept or rejected with the reason, priced with the expected cost
+// of spot interruptions and commitments, ranked by the objective, with the time-versus-cost
+// Pareto front, reasons and warnings computed from the numbers.
+#ifndef CLOUDFIT_RECOMMEND_H_
+#define CLOUDFIT_RECOMMEND_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloudfit/estimate.h"
+
+namespace cloudfit {
+
+enum class Objective { kCheapest, kFastest, kBalanced };
+bool ParseObjective(std::string_view name, Objective* out);
+std::string_view ObjectiveName(Objective objective);
+
+struct RecommendOptions {
+  std::vector<std::string> providers;  // empty = all
+  std::vector<std::string> regions;
+  std::vector<std::string> gpus;          // GPU models to include (names or aliases)
+  std::vector<std::string> exclude_gpus;  // GPU models to leave out
+  std::vector<std::string> instances;     // only these instance types
+  std::optional<double> deadline_hours;
+  std::optional<double> budget;  // in `currency`, for the whole job (serving: per month)
+  std::optional<double> min_gpus;  // per candidate (all nodes)
+  std::optional<double> max_gpus;
+  std::vector<PricingMode> pricing = {PricingMode::kOnDemand, PricingMode::kSpot};
+  bool include_cpu = true;  // CPU-only instances where the workload can run on them
+  int max_nodes = 1;        // multi-node candidates for training, rendering, preprocessing
+  std::string currency = "USD";
+  Objective objective = Objective::kCheapest;
+  double serving_hours = 730;  // serving is priced per month of operation
+  // Price a fixed number of hours of use instead of the job's estimated duration (an always-on
+  // machine, a year of experiments: the on-demand versus reserved question).
+  std::optional<double> fixed_hours;
+  bool allow_scale_to_zero = false;
+  // Keep every region of an instance type and pricing mode; by default only the best one
+  // (the same type in 17 regions at one price tells a user nothing new).
+  bool all_regions = false;
+};
+
+// The autoscaling plan for a serving candidate.
+struct AutoscalingPolicy {
+  int min_replicas = 1;
+  int max_replicas = 1;
+  double scale_out_utilisation = 0.7;  // add a replica above this GPU utilisation
+  double scale_in_utilisation = 0.3;   // remove one below it (the seeds' rule of thumb)
+  double utilisation_at_rate = 0;      // at the requested rate with the planned replicas
+};
+
+struct SpotRisk {
+  double mtbf_hours = 0;              // mean time between interruptions
+  double checkpoint_seconds = 0;      // writing the state once
+  double checkpoint_interval_hours = 0;  // Young/Daly: sqrt(2 x checkpoint x MTBF)
+  double restart_hours = 0;           // interruption to running again (MTTR)
+  double overhead_fraction = 0;       // expected extra time over an uninterrupted run
+  bool assumed_rate = false;          // the provider publishes no rate; an assumption was used
+};
+
+struct Candidate {
+  const InstanceType* instance = nullptr;
+  const RegionPrice* region = nullptr;
+  PricingMode mode = PricingMode::kOnDemand;
+  int nodes = 1;
+  int replicas = 1;  // serving
+  std::shared_ptr<const Estimate> estimate;
+  // All in the options' currency. Unknown prices stay nullopt and are never ranked as free.
+  std::optional<double> price_per_hour;  // the whole fleet: nodes x replicas
+  double hours = 0;                      // expected wall-clock hours, interruptions included
+  std::optional<double> total_cost;
+  std::optional<double> cost_per_unit;
+  std::string unit;  // "1M tokens", "epoch", "1k images", "frame", "GB", ...
+  std::optional<SpotRisk> spot;
+  std::optional<AutoscalingPolicy> autoscaling;
+  std::optional<double> break_even_utilisation;  // reserved: share of the term worth paying for
+  std::string rejection;  // empty when feasible
+  std::vector<std::string> reasons;
+  std::vector<std::string> warnings;
+  bool pareto = false;
+
+  bool feasible() const { return rejection.empty(); }
+  double total_gpus() const;
+};
+
+struct Recommendation {
+  std::vector<Candidate> ranked;    // feasible, best first
+  std::vector<Candidate> rejected;  // with reasons
+  int candidates_considered = 0;
+  std::vector<std::string> notes;  // about the whole request (catalog age, what would fit)
+};
+
+// The workload must be finalized (FinalizeWorkload).
+Status Recommend(const Catalog& catalog, const Workload& workload, const RecommendOptions& options,
+                 Recommendation* out);
+
+// Why an instance type was rejected (or where it ranks), for --why-not.
+std::vector<std::string> ExplainInstance(const Recommendation& r, const std::string& instance);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_RECOMMEND_H_
