@@ -25,10 +25,10 @@ class EfficiencyTable {
   EfficiencyTable() = default;
   explicit EfficiencyTable(std::vector<EfficiencyFactor> rows) : rows_(std::move(rows)) {}
 
-  // The value of the most specific row matching all keys ("*" rows match anything; an exact key
-  // outranks a wildcard, architecture first). An architecture without rows of its own borrows
-  // from the nearest calibrated one (see NearestCalibratedArchitecture). `found` tells whether
-  // any row matched; otherwise `fallback` is returned.
+  // The value of the most specific row matching the keys ("*" rows match anything): the workload
+  // class first, then the architecture (exact, then its nearest calibrated relative, see
+  // NearestCalibratedArchitecture, then "*"), then the precision. `found` tells which row
+  // matched (nullptr: none, and `fallback` is returned).
   double Lookup(std::string_view parameter, std::string_view architecture,
                 std::string_view precision, std::string_view workload_class, double fallback,
                 const EfficiencyFactor** found = nullptr) const;

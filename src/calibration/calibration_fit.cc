@@ -143,7 +143,8 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
   for (auto it = params.begin(); it != params.end();) {
     std::set<std::string> models;
     for (size_t i : it->second.cases) models.insert(cases[i].workload.model.name);
-    bool per_architecture = it->second.key.parameter == "compute_efficiency" &&
+    bool per_architecture = (it->second.key.parameter == "compute_efficiency" ||
+                             it->second.key.parameter == "bandwidth_efficiency") &&
                             it->second.key.workload_class == "*";
     it = per_architecture && models.size() < 3 ? params.erase(it) : std::next(it);
   }

@@ -65,6 +65,7 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global);
 void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
 void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);
+void AddExplainCommand(CLI::App* app, const GlobalOptions* global);
 
 }  // namespace cloudfit::cli
 

@@ -7,16 +7,6 @@
 
 namespace cloudfit {
 
-namespace {
-
-// -1 when `row_key` does not match `key`; 1 for an exact match, 0 for a wildcard.
-int Match(const std::string& row_key, std::string_view key) {
-  if (row_key == "*") return 0;
-  return row_key == key ? 1 : -1;
-}
-
-}  // namespace
-
 std::string NearestCalibratedArchitecture(std::string_view cc) {
   double v = std::atof(std::string(cc).c_str());
   if (v <= 0) return std::string(cc);
@@ -31,52 +21,36 @@ std::string NearestCalibratedArchitecture(std::string_view cc) {
 double EfficiencyTable::Lookup(std::string_view parameter, std::string_view architecture,
                                std::string_view precision, std::string_view workload_class,
                                double fallback, const EfficiencyFactor** found) const {
-  const EfficiencyFactor* best = nullptr;
-  int best_score = -1;
-  for (int attempt = 0; attempt < 2 && best == nullptr; ++attempt) {
-    std::string arch = attempt == 0 ? std::string(architecture)
-                                    : NearestCalibratedArchitecture(architecture);
-    if (attempt == 1 && arch == architecture) break;
-    for (const EfficiencyFactor& row : rows_) {
-      if (row.parameter != parameter) continue;
-      int a = Match(row.architecture, arch);
-      int p = Match(row.precision, precision);
-      int c = Match(row.workload_class, workload_class);
-      if (a < 0 || p < 0 || c < 0) continue;
-      // An exact architecture outranks anything else; then workload class, then precision.
-      int score = a * 4 + c * 2 + p;
-      // A wildcard architecture only counts on the second attempt if nothing specific matched.
-      if (attempt == 0 && a == 0 && arch != "*") score -= 0;
-      if (score > best_score) {
-        best = &row;
-        best_score = score;
-      }
-    }
-    // On the first attempt, only accept a row that names the architecture; otherwise look at
-    // the nearest calibrated one before settling for a wildcard.
-    if (attempt == 0 && best != nullptr && best->architecture == "*" &&
-        NearestCalibratedArchitecture(architecture) != architecture) {
-      const EfficiencyFactor* wildcard = best;
-      best = nullptr;
-      best_score = -1;
-      std::string nearest = NearestCalibratedArchitecture(architecture);
+  // Tiers, most specific first: the workload class outranks the architecture (a decode row of a
+  // neighbouring GPU says more about decoding than a training row of this one), the exact
+  // architecture outranks its nearest calibrated relative, which outranks "*"; within a tier an
+  // exact precision outranks "*".
+  std::string nearest = NearestCalibratedArchitecture(architecture);
+  const std::string classes[] = {std::string(workload_class), "*"};
+  const std::string archs[] = {std::string(architecture), nearest, "*"};
+  for (const std::string& cls : classes) {
+    for (size_t a = 0; a < 3; ++a) {
+      if (a == 1 && nearest == architecture) continue;
+      const EfficiencyFactor* best = nullptr;
       for (const EfficiencyFactor& row : rows_) {
-        if (row.parameter != parameter || row.architecture != nearest) continue;
-        int p = Match(row.precision, precision);
-        int c = Match(row.workload_class, workload_class);
-        if (p < 0 || c < 0) continue;
-        int score = c * 2 + p;
-        if (score > best_score) {
-          best = &row;
-          best_score = score;
+        if (row.parameter != parameter || row.workload_class != cls ||
+            row.architecture != archs[a]) {
+          continue;
         }
+        if (row.precision == precision) {
+          best = &row;
+          break;
+        }
+        if (row.precision == "*" && best == nullptr) best = &row;
       }
-      if (best == nullptr) best = wildcard;
-      break;
+      if (best != nullptr) {
+        if (found) *found = best;
+        return best->value;
+      }
     }
   }
-  if (found) *found = best;
-  return best ? best->value : fallback;
+  if (found) *found = nullptr;
+  return fallback;
 }
 
 Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out) {

@@ -1,0 +1,50 @@
+// cloudfit explain: the seed guides' decision tree, walked with this workload's numbers.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+#include "cloudfit/decision_tree.h"
+
+namespace cloudfit::cli {
+
+namespace {
+
+struct ExplainFlags {
+  WorkloadFlags workload;
+  bool json = false;
+};
+
+void Run(const GlobalOptions& global, const ExplainFlags& f) {
+  Catalog catalog = LoadCatalogOrThrow(global);
+  Workload w = BuildWorkload(f.workload);
+  ThrowIfError(FinalizeWorkload(catalog, &w));
+  std::vector<DecisionStep> steps = WalkDecisionTree(catalog, w);
+  if (f.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const DecisionStep& s : steps) {
+      list.push_back({{"question", s.question}, {"answer", s.answer}, {"because", s.because}});
+    }
+    PrintJson({{"schema", "cloudfit.explain/v1"}, {"steps", list}});
+    return;
+  }
+  int n = 1;
+  for (const DecisionStep& s : steps) {
+    std::cout << fmt::format("{}. {}\n   -> {}\n      {}\n", n++, s.question, s.answer, s.because);
+  }
+  std::cout << "\nNext: cloudfit recommend with the same flags ranks the instances.\n";
+}
+
+}  // namespace
+
+void AddExplainCommand(CLI::App* app, const GlobalOptions* global) {
+  auto f = std::make_shared<ExplainFlags>();
+  CLI::App* c = app->add_subcommand(
+      "explain", "Walk a workload through the selection decision tree, with the numbers");
+  AddWorkloadFlags(c, &f->workload);
+  c->add_flag("--json", f->json, "Print JSON");
+  c->callback([global, f]() { Run(*global, *f); });
+}
+
+}  // namespace cloudfit::cli
