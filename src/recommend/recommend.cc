@@ -44,6 +44,13 @@ struct WorkUnits {
 WorkUnits UnitsOf(const Workload& w, const Estimate& e, int nodes_or_replicas) {
   WorkUnits u;
   double per_s = e.throughput;
+  if (w.is_training() && w.dataset_samples > 0) {
+    // Epochs: the estimate counts tokens for transformers, samples otherwise.
+    double samples_per_s = e.throughput_unit == "tokens/s" ? per_s / std::max(1, w.seq_len) : per_s;
+    u.unit = "epoch";
+    u.per_hour = samples_per_s * 3600 / w.dataset_samples;
+    return u;
+  }
   if (e.throughput_unit == "tokens/s") {
     u.unit = "1M tokens";
     u.per_hour = per_s * 3600 / 1e6;
@@ -61,9 +68,6 @@ WorkUnits UnitsOf(const Workload& w, const Estimate& e, int nodes_or_replicas) {
   } else if (e.throughput_unit == "streams") {
     u.unit = "stream-hour";
     u.per_hour = std::min<double>(w.streams, e.throughput);
-  } else if (w.is_training() && w.dataset_samples > 0) {
-    u.unit = "epoch";
-    u.per_hour = per_s * 3600 / w.dataset_samples;
   } else {
     u.unit = "1k samples";
     u.per_hour = per_s * 3600 / 1000;
@@ -332,12 +336,19 @@ class Recommender {
         c.hours = hours * (1 + risk.overhead_fraction);
         cost = fleet * c.hours;
         std::string rate = risk.assumed_rate ? " (assumed: the provider publishes no rate)" : "";
-        if (risk.checkpoint_seconds > 0) {
+        if (risk.checkpoint_interval_hours > 0) {
           c.reasons.push_back(fmt::format(
               "spot: +{:.1f}% expected time (MTBF {:.0f} h{}; checkpoint {:.0f} s every {:.1f} h "
               "by Young/Daly; restart {:.0f} min)",
               100 * risk.overhead_fraction, risk.mtbf_hours, rate, risk.checkpoint_seconds,
               risk.checkpoint_interval_hours, risk.restart_hours * 60));
+        } else if (risk.checkpoint_seconds > 0) {
+          c.reasons.push_back(fmt::format(
+              "spot: +{:.1f}% expected time (MTBF {:.0f} h{}; a {:.0f} s checkpoint costs more "
+              "than it saves on a {:.1f} h job, so an interruption restarts it; restart {:.0f} "
+              "min)",
+              100 * risk.overhead_fraction, risk.mtbf_hours, rate, risk.checkpoint_seconds, hours,
+              risk.restart_hours * 60));
         } else {
           c.reasons.push_back(fmt::format(
               "spot: +{:.2f}% expected time (MTBF {:.0f} h{}; an interruption loses the work in "

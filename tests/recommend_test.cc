@@ -1,0 +1,290 @@
+// The seed guides' scenarios end to end: the shape of each answer, exact cost arithmetic, and
+// ranking invariants.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "cloudfit/recommend.h"
+#include "cloudfit/recommend_report.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+Recommendation Recommended(const Fields& fields, RecommendOptions options = RecommendOptions()) {
+  Workload w;
+  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+  Status s = FinalizeWorkload(testing::BuiltInCatalog(), &w);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  Recommendation r;
+  s = Recommend(testing::BuiltInCatalog(), w, options, &r);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return r;
+}
+
+bool Dominates(const Candidate& a, const Candidate& b) {
+  return a.hours <= b.hours && *a.total_cost <= *b.total_cost &&
+         (a.hours < b.hours || *a.total_cost < *b.total_cost);
+}
+
+void ExpectInvariants(const Recommendation& r) {
+  ASSERT_FALSE(r.ranked.empty());
+  for (const Candidate& c : r.ranked) {
+    ASSERT_TRUE(c.price_per_hour.has_value()) << "an unknown price is never ranked";
+    ASSERT_TRUE(c.total_cost.has_value());
+    EXPECT_GT(*c.price_per_hour, 0) << c.instance->name;
+    EXPECT_TRUE(c.estimate->fits) << c.instance->name;
+  }
+  // The Pareto front: nothing feasible dominates a point on it, and every point off it is
+  // dominated by (or ties with) one on it.
+  for (const Candidate& a : r.ranked) {
+    if (!a.pareto) continue;
+    for (const Candidate& b : r.ranked) EXPECT_FALSE(Dominates(b, a)) << a.instance->name;
+  }
+}
+
+TEST(RecommendTest, BertFineTuningRanksGpusWithCostPerEpoch) {
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "BERT-base-uncased"}, {"seq_len", "384"},
+                          {"batch", "32"}, {"epochs", "3"}, {"dataset_samples", "88641"}});
+  ExpectInvariants(r);
+  EXPECT_TRUE(r.ranked.front().instance->has_gpu());
+  EXPECT_EQ(r.ranked.front().unit, "epoch");
+  const Candidate& c = r.ranked.front();
+  EXPECT_NEAR(*c.cost_per_unit, *c.total_cost / 3, 1e-6 * *c.total_cost) << "3 epochs";
+}
+
+TEST(RecommendTest, ResNetImageNetMeetsTheDeadline) {
+  RecommendOptions o;
+  o.deadline_hours = 24;
+  o.max_nodes = 4;
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
+                          {"batch", "1024"}, {"epochs", "90"}, {"dataset_samples", "1281167"}},
+                         o);
+  ExpectInvariants(r);
+  for (const Candidate& c : r.ranked) EXPECT_LE(c.hours, 24) << c.instance->name;
+  bool deadline_rejections = false;
+  for (const Candidate& c : r.rejected) {
+    deadline_rejections |= c.rejection.rfind("misses the deadline", 0) == 0;
+  }
+  EXPECT_TRUE(deadline_rejections);
+}
+
+TEST(RecommendTest, FullFineTuningOfSevenBillionNeverOnOneTwentyFourGigabyteGpu) {
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "1024"},
+                          {"tokens", "1e8"}});
+  ExpectInvariants(r);
+  for (const Candidate& c : r.ranked) {
+    bool one_small_gpu = c.instance->has_gpu() && c.total_gpus() <= 1 &&
+                         c.instance->gpu_memory_gib() <= 24.5;
+    EXPECT_FALSE(one_small_gpu) << c.instance->name;
+  }
+}
+
+TEST(RecommendTest, NothingFitsSaysWhatWould) {
+  RecommendOptions o;
+  o.gpus = {"A10"};
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "Llama-2-13B"}, {"seq_len", "1024"}}, o);
+  EXPECT_TRUE(r.ranked.empty());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.front().find("LoRA"), std::string::npos) << r.notes.front();
+}
+
+TEST(RecommendTest, LlmInferenceAndStableDiffusionRunOnGpus) {
+  Recommendation llm = Recommended({{"kind", "inference"}, {"model", "Llama-3.1-8B"}});
+  ExpectInvariants(llm);
+  EXPECT_EQ(llm.ranked.front().unit, "1M tokens");
+  Recommendation sd = Recommended({{"kind", "inference"}, {"model", "Stable-Diffusion-v1.5"},
+                           {"samples", "10000"}});
+  ExpectInvariants(sd);
+  EXPECT_TRUE(sd.ranked.front().instance->has_gpu());
+}
+
+TEST(RecommendTest, HighConcurrencyServingPlansReplicasAndAutoscaling) {
+  RecommendOptions o;
+  o.pricing = {PricingMode::kOnDemand};
+  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-13B"}, {"precision", "fp16"},
+                          {"request_rate", "30"}, {"ttft_target_ms", "1000"}},
+                         o);
+  ExpectInvariants(r);
+  const Candidate& c = r.ranked.front();
+  ASSERT_TRUE(c.autoscaling.has_value());
+  EXPECT_DOUBLE_EQ(c.autoscaling->scale_in_utilisation, 0.3);
+  EXPECT_GE(c.autoscaling->max_replicas, c.replicas);
+  ASSERT_TRUE(c.estimate->serving.has_value());
+  EXPECT_GE(c.replicas * c.estimate->serving->requests_per_s, 30 - 1e-9);
+  // Cost per million tokens at the requested rate: fleet price x hours / tokens served.
+  double tokens_m = 30.0 * 256 * 3600 * c.hours / 1e6;
+  EXPECT_NEAR(*c.cost_per_unit, *c.total_cost / tokens_m, 1e-9 * *c.cost_per_unit);
+  for (const Candidate& x : r.ranked) EXPECT_LE(x.estimate->serving->ttft_s, 1.0);
+}
+
+TEST(RecommendTest, RealTimeTargetForASevenBillionModelIsNeverMetOnCpus) {
+  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-7B"}, {"request_rate", "1"},
+                          {"ttft_target_ms", "100"}, {"prompt_tokens", "256"}});
+  for (const Candidate& c : r.ranked) EXPECT_TRUE(c.instance->has_gpu()) << c.instance->name;
+}
+
+TEST(RecommendTest, PreprocessingPicksCpuInstances) {
+  Recommendation r = Recommended({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}});
+  ExpectInvariants(r);
+  EXPECT_FALSE(r.ranked.front().instance->has_gpu());
+  EXPECT_EQ(r.ranked.front().unit, "GB");
+}
+
+TEST(RecommendTest, RenderFarmMeetsTheDeadlineWithSpotAllowed) {
+  RecommendOptions o;
+  o.deadline_hours = 48;
+  o.max_nodes = 8;
+  Recommendation r = Recommended({{"kind", "render"}, {"frames", "2400"}, {"seconds_per_frame", "120"},
+                          {"reference_gpu", "RTX 4090"}, {"scene_memory_gib", "20"}},
+                         o);
+  ExpectInvariants(r);
+  for (const Candidate& c : r.ranked) {
+    EXPECT_LE(c.hours, 48);
+    EXPECT_GE(c.instance->gpu_memory_gib() / c.instance->gpu_count, 20) << c.instance->name;
+  }
+  EXPECT_EQ(r.ranked.front().unit, "frame");
+}
+
+TEST(RecommendTest, CloudGamingAv1OnlyOnEncodersThatHaveIt) {
+  RecommendOptions o;
+  o.pricing = {PricingMode::kOnDemand};
+  Recommendation r = Recommended({{"kind", "realtime"}, {"codec", "av1"}, {"streams", "40"},
+                          {"width", "1920"}, {"height", "1080"}, {"fps", "60"}},
+                         o);
+  ExpectInvariants(r);
+  for (const Candidate& c : r.ranked) {
+    EXPECT_TRUE(c.instance->gpu->av1_encode) << c.instance->name;
+    EXPECT_GE(c.estimate->throughput * c.replicas, 40);
+  }
+}
+
+TEST(RecommendTest, SpotWinsOnlyWhereCheckpointingIsCheap) {
+  // GCP spot VMs are reclaimed about every 230 hours: a 1,000-hour job must checkpoint.
+  RecommendOptions o;
+  o.instances = {"a2-highgpu-8g"};
+  o.regions = {"us-central1"};
+  o.pricing = {PricingMode::kOnDemand, PricingMode::kSpot};
+  o.deadline_hours = 1200;
+  Fields job = {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"},
+                {"tokens", "1e11"}};
+  Recommendation fast_storage = Recommended(job, o);
+  ASSERT_EQ(fast_storage.ranked.size(), 2u);
+  EXPECT_EQ(fast_storage.ranked.front().mode, PricingMode::kSpot);
+  // Checkpointing ~110 GB of state at 1 MB/s takes 31 hours: interruptions now cost half the
+  // run again, and spot misses the deadline that on-demand meets.
+  job.push_back({"storage_gb_s", "0.001"});
+  Recommendation slow_storage = Recommended(job, o);
+  ASSERT_EQ(slow_storage.ranked.size(), 1u);
+  EXPECT_EQ(slow_storage.ranked.front().mode, PricingMode::kOnDemand);
+  const Candidate* spot = nullptr;
+  for (const Candidate& c : slow_storage.rejected) {
+    if (c.mode == PricingMode::kSpot && c.spot) spot = &c;
+  }
+  ASSERT_NE(spot, nullptr);
+  EXPECT_NE(spot->rejection.find("misses the deadline"), std::string::npos) << spot->rejection;
+  // Young/Daly: interval sqrt(2 C M); expected hours = base x (1 + overhead); cost = price x
+  // hours, exactly.
+  const SpotRisk& risk = *spot->spot;
+  EXPECT_NEAR(risk.checkpoint_interval_hours,
+              std::sqrt(2 * risk.checkpoint_seconds / 3600 * risk.mtbf_hours), 1e-9);
+  double base = spot->estimate->total_s / 3600;
+  EXPECT_NEAR(spot->hours, base * (1 + risk.overhead_fraction), 1e-9 * spot->hours);
+  EXPECT_NEAR(*spot->total_cost, *spot->price_per_hour * spot->hours, 1e-9 * *spot->total_cost);
+  EXPECT_GT(risk.overhead_fraction, fast_storage.ranked.front().spot->overhead_fraction * 10);
+}
+
+TEST(RecommendTest, CostArithmeticOfTheSeedsReservedExample) {
+  // The seed guide: 8,760 hours of p3.2xlarge on demand vs 1-year reserved.
+  RecommendOptions o;
+  o.instances = {"p3.2xlarge"};
+  o.regions = {"us-east-1"};
+  o.pricing = {PricingMode::kOnDemand, PricingMode::kReserved1y};
+  o.fixed_hours = 8760;
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}}, o);
+  ASSERT_EQ(r.ranked.size(), 2u);
+  const Candidate* od = nullptr;
+  const Candidate* ri = nullptr;
+  for (const Candidate& c : r.ranked) (c.mode == PricingMode::kOnDemand ? od : ri) = &c;
+  ASSERT_TRUE(od && ri);
+  EXPECT_DOUBLE_EQ(*od->total_cost, 3.06 * 8760);  // 26,805.60
+  EXPECT_DOUBLE_EQ(*ri->total_cost, *ri->price_per_hour * 8760);
+  EXPECT_LT(*ri->total_cost, *od->total_cost);
+  ASSERT_TRUE(ri->break_even_utilisation.has_value());
+  EXPECT_DOUBLE_EQ(*ri->break_even_utilisation, *ri->price_per_hour / 3.06);
+  // A short job still pays the whole term.
+  o.fixed_hours = 100;
+  Recommendation short_job = Recommended({{"kind", "train"}, {"model", "ResNet-50"}}, o);
+  for (const Candidate& c : short_job.ranked) {
+    if (c.mode == PricingMode::kReserved1y) {
+      EXPECT_DOUBLE_EQ(*c.total_cost, *c.price_per_hour * 8760);
+    }
+  }
+}
+
+TEST(RecommendTest, UnknownPricesAreRejectedNotFree) {
+  RecommendOptions o;
+  o.providers = {"alibaba"};
+  Recommendation r = Recommended({{"kind", "inference"}, {"model", "Llama-3.1-8B"}}, o);
+  EXPECT_TRUE(r.ranked.empty());
+  bool unknown = false;
+  for (const Candidate& c : r.rejected) unknown |= c.rejection.rfind("price unknown", 0) == 0;
+  EXPECT_TRUE(unknown);
+}
+
+TEST(RecommendTest, ObjectivesOrderByCostOrTime) {
+  Fields job = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
+                {"epochs", "10"}, {"dataset_samples", "1281167"}};
+  RecommendOptions cheapest;
+  Recommendation a = Recommended(job, cheapest);
+  for (size_t i = 1; i < a.ranked.size(); ++i) {
+    EXPECT_LE(*a.ranked[i - 1].total_cost, *a.ranked[i].total_cost + 1e-9);
+  }
+  RecommendOptions fastest;
+  fastest.objective = Objective::kFastest;
+  Recommendation b = Recommended(job, fastest);
+  for (size_t i = 1; i < b.ranked.size(); ++i) EXPECT_LE(b.ranked[i - 1].hours, b.ranked[i].hours);
+  EXPECT_TRUE(a.ranked.front().pareto);
+  EXPECT_TRUE(b.ranked.front().pareto);
+}
+
+TEST(RecommendTest, BadOptionsNameTheFlag) {
+  Workload w;
+  ASSERT_TRUE(SetWorkloadField(&w, "kind", "inference").ok());
+  ASSERT_TRUE(SetWorkloadField(&w, "model", "Llama-3.1-8B").ok());
+  ASSERT_TRUE(FinalizeWorkload(testing::BuiltInCatalog(), &w).ok());
+  Recommendation r;
+  RecommendOptions o;
+  o.providers = {"awz"};
+  Status s = Recommend(testing::BuiltInCatalog(), w, o, &r);
+  EXPECT_NE(s.message().find("--provider: unknown value 'awz'; did you mean 'aws'"),
+            std::string::npos)
+      << s.message();
+  o = RecommendOptions();
+  o.deadline_hours = -1;
+  EXPECT_FALSE(Recommend(testing::BuiltInCatalog(), w, o, &r).ok());
+  o = RecommendOptions();
+  o.gpus = {"H1000"};
+  EXPECT_NE(Recommend(testing::BuiltInCatalog(), w, o, &r).message().find("--gpu: unknown GPU"),
+            std::string::npos);
+}
+
+TEST(RecommendTest, WhyNotExplainsARejectedInstance) {
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "1024"}});
+  std::vector<std::string> lines = ExplainInstance(r, "g5.xlarge");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("does not fit in memory"), std::string::npos) << lines.front();
+}
+
+TEST(RecommendTest, ParetoPlotMarksTheChoice) {
+  Recommendation r = Recommended({{"kind", "inference"}, {"model", "Llama-3.1-8B"}});
+  std::string svg = ParetoSvg(r, "USD");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("chosen: " + r.ranked.front().instance->name), std::string::npos);
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cloudfit
