@@ -135,6 +135,42 @@ TEST(CliTest, EstimateJsonLinesBatch) {
   EXPECT_NE(r.err.find("2 case(s) failed"), std::string::npos) << r.err;
 }
 
+TEST(CliGoldenTest, RecommendOnTheFixtureCatalog) {
+  ExpectGolden("recommend_resnet",
+               {"recommend", "--kind", "train", "--model", "ResNet-50", "--precision", "fp16",
+                "--epochs", "10", "--dataset-samples", "1281167", "--batch", "256"});
+  ExpectGolden("recommend_llama_json", {"recommend", "--kind", "inference", "--model",
+                                        "Llama-3.1-8B", "--top", "2", "--json"});
+  ExpectGolden("explain_lora", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B"});
+}
+
+TEST(CliTest, RecommendPlotWhyNotAndJsonLines) {
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-rec-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  Result r = RunCloudfit({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B",
+                          "--plot", (dir / "front.svg").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(Slurp(dir / "front.svg").find("chosen: "), std::string::npos);
+  Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B",
+                            "--why-not", "g5.xlarge"});
+  ASSERT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_NE(why.out.find("does not fit in memory"), std::string::npos) << why.out;
+  std::ofstream(dir / "requests.jsonl")
+      << R"({"id": 1, "kind": "inference", "model": "Llama-3.1-8B", "top": 1})" << "\n"
+      << R"({"id": 2, "kind": "train", "model": "ResNet-50", "deadline_hours": 0.0001})" << "\n"
+      << R"({"id": 3, "kind": "serve", "model": "nope"})" << "\n";
+  Result batch = RunCloudfit({"recommend", "--jsonl", (dir / "requests.jsonl").string()});
+  fs::remove_all(dir);
+  EXPECT_EQ(batch.exit_code, 2);
+  std::istringstream lines(batch.out);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(lines, line);) out.push_back(line);
+  ASSERT_EQ(out.size(), 3u) << batch.out;
+  EXPECT_NE(out[0].find(R"("ok":true)"), std::string::npos);
+  EXPECT_NE(out[1].find(R"("feasible":0)"), std::string::npos) << out[1];
+  EXPECT_NE(out[2].find("unknown model 'nope'"), std::string::npos) << out[2];
+}
+
 // Bad input: a clear message naming what is wrong, exit code 2, nothing on stdout.
 TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
   struct Case {
@@ -163,6 +199,14 @@ TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
       {{"estimate", "--kind", "train", "--model", "ResNet-50"}, "--gpu or --instance"},
       {{"estimate", "--set", "colour=blue"}, "unknown workload field 'colour'"},
       {{"estimate", "--file", "/nonexistent.yaml"}, "/nonexistent.yaml"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50", "--objective", "prettiest"},
+       "--objective: 'prettiest' is not one of"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50", "--pricing", "free"},
+       "--pricing: 'free' is not one of"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50", "--provider", "awz"},
+       "did you mean 'aws'"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50", "--budget", "-3"},
+       "--budget: must be above 0"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"instancs"}, "did you mean 'instances'"},
   };

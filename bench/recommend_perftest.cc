@@ -1,0 +1,78 @@
+// Speed of recommend: one recommendation over the built-in catalog, and over the built-in
+// catalog merged with every SkyPilot file in ../shared/catalogs (when present).
+// Run: build/bench/recommend_perftest; batch mode: bench/recommend_batch.sh.
+#include <algorithm>
+#include <filesystem>
+
+#include <benchmark/benchmark.h>
+
+#include "cloudfit/catalog_import.h"
+#include "cloudfit/recommend.h"
+
+namespace cloudfit {
+namespace {
+
+Workload LoraWorkload(const Catalog& catalog) {
+  Workload w;
+  SetWorkloadField(&w, "kind", "lora");
+  SetWorkloadField(&w, "model", "Llama-3.1-8B");
+  SetWorkloadField(&w, "seq_len", "2048");
+  SetWorkloadField(&w, "recompute", "full");
+  SetWorkloadField(&w, "tokens", "5e7");
+  FinalizeWorkload(catalog, &w);
+  return w;
+}
+
+void RunRecommend(benchmark::State& state, const Catalog& catalog) {
+  Workload w = LoraWorkload(catalog);
+  RecommendOptions o;
+  size_t feasible = 0;
+  for (auto _ : state) {
+    Recommendation r;
+    Status s = Recommend(catalog, w, o, &r);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    feasible = r.ranked.size();
+    benchmark::DoNotOptimize(feasible);
+  }
+  state.counters["instance_types"] = static_cast<double>(catalog.instances().size());
+  state.counters["feasible"] = static_cast<double>(feasible);
+}
+
+void BM_RecommendBuiltIn(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
+  RunRecommend(state, catalog);
+}
+BENCHMARK(BM_RecommendBuiltIn)->Unit(benchmark::kMillisecond);
+
+void BM_RecommendBuiltInPlusSharedImports(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  std::string dir = std::string(CLOUDFIT_SOURCE_DIR) + "/../shared/catalogs/skypilot";
+  if (!fs::exists(dir)) {
+    state.SkipWithError("../shared is absent");
+    return;
+  }
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().extension() == ".csv" && e.path().filename().string().rfind("vms", 0) == 0) {
+      files.push_back(e.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  Catalog base;
+  if (!Catalog::LoadBuiltIn(&base).ok()) state.SkipWithError("load failed");
+  CatalogFiles merged;
+  ImportReport report;
+  SkyPilotImportOptions options;
+  options.as_of = "2026-07-22";
+  if (!ImportSkyPilot(base, files, options, &merged, &report).ok()) state.SkipWithError("import");
+  Catalog catalog;
+  if (!Catalog::FromFiles(merged, "merged", &catalog).ok()) state.SkipWithError("merged load");
+  RunRecommend(state, catalog);
+}
+BENCHMARK(BM_RecommendBuiltInPlusSharedImports)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace cloudfit
+
+BENCHMARK_MAIN();
