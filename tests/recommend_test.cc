@@ -250,6 +250,26 @@ TEST(RecommendTest, ObjectivesOrderByCostOrTime) {
   EXPECT_TRUE(b.ranked.front().pareto);
 }
 
+TEST(RecommendTest, StarvedInputPipelineSuggestsACompanion) {
+  RecommendOptions o;
+  o.instances = {"p4d.24xlarge"};
+  o.regions = {"us-east-1"};
+  o.pricing = {PricingMode::kOnDemand};
+  // 96 vCPUs decoding 50 images/s each cannot feed eight A100s training ResNet-50.
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
+                                  {"micro_batch", "256"}, {"loader_samples_per_core_s", "50"}},
+                                 o);
+  ASSERT_EQ(r.ranked.size(), 1u);
+  const Candidate& c = r.ranked.front();
+  EXPECT_EQ(c.estimate->bottleneck, "input pipeline");
+  bool companion = false;
+  for (const std::string& w : c.warnings) {
+    companion |= w.find("input-bound") != std::string::npos &&
+                 w.find("data-loading companion") != std::string::npos;
+  }
+  EXPECT_TRUE(companion) << (c.warnings.empty() ? "" : c.warnings.front());
+}
+
 TEST(RecommendTest, BadOptionsNameTheFlag) {
   Workload w;
   ASSERT_TRUE(SetWorkloadField(&w, "kind", "inference").ok());

@@ -437,10 +437,7 @@ class Recommender {
                                         t.memory_gib(), t.gpu_memory_gib()));
     }
     if (e.time.input_s > 0 && e.time.input_s >= e.time.step_s * 0.999) {
-      c->warnings.push_back(fmt::format(
-          "input-bound: {} vCPUs feed the GPUs slower than they compute; add vCPUs or a "
-          "data-loading companion instance",
-          t.vcpus * c->nodes));
+      c->warnings.push_back(InputBoundWarning(t, r, e, c->nodes));
     }
     int age = today_ - r.as_of_days;
     if (age > kStalePriceDays) {
@@ -449,6 +446,36 @@ class Recommender {
     for (const std::string& n : e.notes) {
       if (n.rfind("no amount of work", 0) != 0) c->warnings.push_back(n);
     }
+  }
+
+  // A GPU job whose input pipeline starves it: how many more vCPUs it needs, and the cheapest
+  // CPU instance in the same region that has them (a data-loading companion).
+  std::string InputBoundWarning(const InstanceType& t, const RegionPrice& r, const Estimate& e,
+                                int nodes) const {
+    double gpu_step = e.time.step_s - e.time.input_s > 0 ? e.time.step_s : e.time.input_s;
+    double busy = e.time.compute_s + e.time.memory_s + e.time.optimizer_s + e.time.communication_s;
+    double need_rate = busy > 0 ? e.layout.global_batch / busy : 0;
+    std::string base = fmt::format(
+        "input-bound: {} vCPUs feed {:.0f} samples/s, the GPUs could take {:.0f}", t.vcpus * nodes,
+        e.layout.global_batch / gpu_step, need_rate);
+    if (!w_.loader_samples_per_core_s || need_rate <= 0) return base;
+    double missing = std::ceil(need_rate / *w_.loader_samples_per_core_s) - t.vcpus * nodes;
+    const InstanceType* best = nullptr;
+    double best_price = 0;
+    for (const InstanceType& other : catalog_.instances()) {
+      if (other.has_gpu() || other.provider != t.provider || other.vcpus < missing) continue;
+      const RegionPrice* p = other.FindRegion(r.region);
+      if (!p || !p->price(PricingMode::kOnDemand)) continue;
+      if (!best || *p->price(PricingMode::kOnDemand) < best_price) {
+        best = &other;
+        best_price = *p->price(PricingMode::kOnDemand);
+      }
+    }
+    if (!best) return base + fmt::format("; {:.0f} more vCPUs would keep up", missing);
+    return base + fmt::format("; a {} ({} vCPUs, {} {}/h in {}) as a data-loading companion "
+                              "supplies the missing {:.0f}",
+                              best->name, best->vcpus, FormatNumber(best_price, 3),
+                              best->regions.front().currency, r.region, missing);
   }
 
   double Score(const Candidate& c) const {
