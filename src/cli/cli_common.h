@@ -66,6 +66,7 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
 void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);
 void AddExplainCommand(CLI::App* app, const GlobalOptions* global);
+void AddServeCommand(CLI::App* app, const GlobalOptions* global);
 
 }  // namespace cloudfit::cli
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "cloudfit/catalog_json.h"
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/catalog_info.h"
 #include "util/date.h"
@@ -32,27 +33,7 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
   CatalogSummary s = Summarize(catalog, TodayDays());
   auto date = [](int days) { return days ? FormatIsoDate(days) : std::string("-"); };
   if (options.info_format.json) {
-    nlohmann::json providers = nlohmann::json::array();
-    for (const ProviderSummary& p : s.providers) {
-      providers.push_back({{"provider", p.provider},
-                           {"instance_types", p.instance_types},
-                           {"gpu_instance_types", p.gpu_instance_types},
-                           {"offers", p.offers},
-                           {"priced_offers", p.priced_offers},
-                           {"offers_per_region", p.offers_per_region},
-                           {"oldest_as_of", date(p.oldest_as_of_days)},
-                           {"newest_as_of", date(p.newest_as_of_days)}});
-    }
-    PrintJson({{"schema", "cloudfit.catalog-info/v1"},
-               {"origin", s.origin},
-               {"accelerators", s.accelerators},
-               {"cpus", s.cpus},
-               {"models", s.models},
-               {"providers", providers},
-               {"oldest_as_of", date(s.oldest_as_of_days)},
-               {"newest_as_of", date(s.newest_as_of_days)},
-               {"today", date(s.today_days)},
-               {"warnings", s.warnings}});
+    PrintJson(CatalogSummaryToJson(s));
     return;
   }
   std::cout << fmt::format("catalog: {}\n{} accelerators, {} CPU generations, {} models\n\n",

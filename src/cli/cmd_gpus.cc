@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "cloudfit/catalog_json.h"
 #include "util/strings.h"
 
 namespace cloudfit::cli {
@@ -24,38 +25,6 @@ struct GpusOptions {
 std::string Tflops(const Accelerator& a, Precision p) {
   auto peak = a.peak(p);
   return peak ? FormatNumber(*peak / 1e12, 1) : "-";
-}
-
-nlohmann::json Optional(const std::optional<double>& value, double scale) {
-  return value ? nlohmann::json(*value / scale) : nlohmann::json(nullptr);
-}
-
-nlohmann::json GpuJson(const Accelerator& a) {
-  nlohmann::json peaks = nlohmann::json::object();
-  for (int i = 0; i < kPrecisionCount; ++i) {
-    peaks[std::string(PrecisionName(static_cast<Precision>(i)))] = Optional(a.peak_flops[i], 1e12);
-  }
-  return {{"name", a.name},
-          {"vendor", a.vendor},
-          {"aliases", a.aliases},
-          {"architecture", a.architecture},
-          {"compute_capability", a.compute_capability},
-          {"form_factor", a.form_factor},
-          {"memory_gib", a.memory_gib()},
-          {"memory_type", a.memory_type},
-          {"memory_bandwidth_gbps", a.memory_bandwidth_bytes_per_s / 1e9},
-          {"dense_peak_tflops", peaks},
-          {"nvlink_gbps", a.nvlink_bytes_per_s / 1e9},
-          {"pcie_gen", a.pcie_gen},
-          {"tdp_w", a.tdp_w},
-          {"rt_cores", a.rt_cores},
-          {"nvenc", a.nvenc},
-          {"av1_encode", a.av1_encode},
-          {"vgpu", a.vgpu},
-          {"launch_year", a.launch_year},
-          {"source", a.source},
-          {"as_of", a.as_of},
-          {"notes", a.notes}};
 }
 
 void PrintDetail(const Accelerator& a) {
@@ -97,7 +66,7 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
     const Accelerator* a = nullptr;
     ThrowIfError(catalog.FindAccelerator(options.name, &a));
     if (options.format.json) {
-      PrintJson({{"schema", "cloudfit.gpu/v1"}, {"gpu", GpuJson(*a)}});
+      PrintJson({{"schema", "cloudfit.gpu/v1"}, {"gpu", GpuToJson(*a)}});
     } else {
       PrintDetail(*a);
     }
@@ -135,7 +104,7 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
   });
   if (options.format.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Accelerator* a : rows) list.push_back(GpuJson(*a));
+    for (const Accelerator* a : rows) list.push_back(GpuToJson(*a));
     PrintJson({{"schema", "cloudfit.gpus/v1"}, {"count", rows.size()}, {"gpus", list}});
     return;
   }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#include "cloudfit/catalog_json.h"
 #include "cloudfit/instance_query.h"
 #include "util/date.h"
 
@@ -30,29 +31,6 @@ std::string PriceCell(const Offer& o) {
   return o.price_per_hour ? FormatNumber(*o.price_per_hour, 4) : "unknown";
 }
 
-nlohmann::json OfferJson(const Offer& o) {
-  const InstanceType& t = *o.instance;
-  nlohmann::json gpu = nullptr;
-  if (t.has_gpu()) {
-    gpu = {{"name", t.gpu_name()}, {"count", t.gpu_count}, {"memory_gib_total", t.gpu_memory_gib()}};
-  }
-  return {{"provider", t.provider},
-          {"instance_type", t.name},
-          {"family", t.family},
-          {"region", o.region->region},
-          {"gpu", gpu},
-          {"vcpus", t.vcpus},
-          {"memory_gib", t.memory_gib()},
-          {"arch", t.arch},
-          {"cpu", t.cpu ? nlohmann::json(t.cpu->name) : nlohmann::json(t.cpu_name)},
-          {"network_gbps", t.network_bits_per_s / 1e9},
-          {"local_disk_gb", t.local_disk_bytes / 1e9},
-          {"price_per_hour", o.price_per_hour ? nlohmann::json(*o.price_per_hour) : nullptr},
-          {"currency", o.currency},
-          {"as_of", FormatIsoDate(o.region->as_of_days)},
-          {"source", o.region->source}};
-}
-
 void Run(const GlobalOptions& global, InstancesOptions& options) {
   InstanceQuery& q = options.query;
   if (!ParsePricingMode(options.pricing, &q.pricing)) {
@@ -72,12 +50,7 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
 
   std::string mode(PricingModeName(q.pricing));
   if (options.format.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const Offer& o : offers) list.push_back(OfferJson(o));
-    PrintJson({{"schema", "cloudfit.instances/v1"},
-               {"pricing", mode},
-               {"count", offers.size()},
-               {"offers", list}});
+    PrintJson(OffersToJson(offers, q.pricing));
     return;
   }
   Table table({{"provider", "provider"},

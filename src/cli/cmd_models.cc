@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#include "cloudfit/catalog_json.h"
 #include "util/strings.h"
 
 namespace cloudfit::cli {
@@ -16,30 +17,6 @@ struct ModelsOptions {
 };
 
 std::string Count(int value) { return value > 0 ? std::to_string(value) : "-"; }
-
-nlohmann::json ModelJson(const Model& m) {
-  nlohmann::json j = {{"name", m.name},
-                      {"aliases", m.aliases},
-                      {"family", m.family},
-                      {"params", m.params},
-                      {"active_params", m.active_params},
-                      {"layers", m.layers},
-                      {"hidden", m.hidden},
-                      {"heads", m.heads},
-                      {"kv_heads", m.kv_heads},
-                      {"ffn_hidden", m.ffn_hidden},
-                      {"vocab", m.vocab},
-                      {"context", m.context},
-                      {"experts", m.experts},
-                      {"experts_per_token", m.experts_per_token},
-                      {"tied_embeddings", m.tied_embeddings},
-                      {"gflops_per_sample", m.gflops_per_sample ? nlohmann::json(*m.gflops_per_sample)
-                                                                : nlohmann::json(nullptr)},
-                      {"resolution", m.resolution},
-                      {"source", m.source},
-                      {"as_of", m.as_of}};
-  return j;
-}
 
 void Run(const GlobalOptions& global, const ModelsOptions& options) {
   Catalog catalog = LoadCatalogOrThrow(global);
@@ -55,7 +32,7 @@ void Run(const GlobalOptions& global, const ModelsOptions& options) {
   }
   if (options.format.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Model* m : rows) list.push_back(ModelJson(*m));
+    for (const Model* m : rows) list.push_back(ModelToJson(*m));
     PrintJson({{"schema", "cloudfit.models/v1"}, {"count", rows.size()}, {"models", list}});
     return;
   }

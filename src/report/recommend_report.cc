@@ -60,6 +60,10 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
       {"reasons", c.reasons},
       {"warnings", c.warnings},
       {"price_as_of", c.region ? nlohmann::json(c.region->as_of_days) : nlohmann::json(nullptr)}};
+  // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
+  nlohmann::json full = EstimateToJson(Workload(), e);
+  j["memory"] = full["memory"];
+  j["time"] = full["time"];
   if (c.spot) {
     j["spot"] = {{"mtbf_hours", c.spot->mtbf_hours},
                  {"checkpoint_seconds", c.spot->checkpoint_seconds},
