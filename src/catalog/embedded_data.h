@@ -14,6 +14,8 @@ struct EmbeddedFile {
 };
 
 const std::vector<EmbeddedFile>& EmbeddedDataFiles();
+// The web/ files (the page and openapi.json), for the server.
+const std::vector<EmbeddedFile>& EmbeddedWebFiles();
 
 }  // namespace cloudfit
 

@@ -31,6 +31,7 @@ int Run(int argc, char** argv) {
   AddCatalogCommand(&app, &global);
   AddEstimateCommand(&app, &global);
   AddCalibrateCommand(&app, &global);
+  AddServeCommand(&app, &global);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,68 @@
+// cloudfit serve: the HTTP API and the web page. SIGTERM or SIGINT stops it after the requests
+// in flight are answered.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/cli_common.h"
+#include "cloudfit/server.h"
+
+namespace cloudfit::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+void OnSignal(int) { g_stop_requested = 1; }
+
+void Run(const GlobalOptions& global, const ServerOptions& options) {
+  if (options.port < 0 || options.port > 65535) throw CliError{"--port: must be in [0, 65535]"};
+  if (options.threads < 1 || options.threads > 256) throw CliError{"--threads: must be in [1, 256]"};
+  Catalog catalog = LoadCatalogOrThrow(global);
+  ApiServer server(catalog, options);
+  std::string error;
+  if (!server.Bind(&error)) throw CliError{"--port: " + error};
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  // Signal handlers may only set a flag; a watcher turns it into a graceful stop.
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done) {
+      if (g_stop_requested) {
+        server.Stop();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::cout << fmt::format("cloudfit serving http://{}:{}/ ({} workers; SIGTERM stops)\n",
+                           options.host, server.port(), options.threads)
+            << std::flush;
+  server.Serve();
+  done = true;
+  watcher.join();
+  std::cout << "cloudfit: stopped\n";
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
+  auto options = std::make_shared<ServerOptions>();
+  auto body_kib = std::make_shared<size_t>(1024);
+  CLI::App* c = app->add_subcommand("serve", "HTTP JSON API and web page over the same engine");
+  c->add_option("--host", options->host, "Address to bind (127.0.0.1 keeps it local)")
+      ->capture_default_str();
+  c->add_option("--port", options->port, "Port (0 picks a free one)")->capture_default_str();
+  c->add_option("--threads", options->threads, "Worker threads")->capture_default_str();
+  c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")->capture_default_str();
+  c->callback([global, options, body_kib]() {
+    options->max_body_bytes = *body_kib * 1024;
+    Run(*global, *options);
+  });
+}
+
+}  // namespace cloudfit::cli

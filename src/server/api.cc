@@ -1,0 +1,281 @@
+#include "server/api.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cloudfit/catalog_info.h"
+#include "cloudfit/catalog_json.h"
+#include "cloudfit/estimate_json.h"
+#include "cloudfit/recommend.h"
+#include "cloudfit/recommend_report.h"
+#include "util/date.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+using nlohmann::json;
+
+ApiResponse Ok(const json& body) { return {200, body.dump(), "application/json"}; }
+
+std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// Parses the body as a JSON object or says why not.
+bool ParseBody(const std::string& body, json* out, ApiResponse* error) {
+  try {
+    *out = json::parse(body);
+  } catch (const json::exception& e) {
+    *error = ApiError(400, std::string("body: malformed JSON: ") + e.what());
+    return false;
+  }
+  if (!out->is_object()) {
+    *error = ApiError(400, "body: expected a JSON object");
+    return false;
+  }
+  return true;
+}
+
+// Workload fields from the "workload" object; errors are prefixed with the JSON path.
+Status WorkloadFrom(const Catalog& catalog, const json& body, Workload* w) {
+  if (!body.contains("workload") || !body["workload"].is_object()) {
+    return Status::InvalidArgument("workload: missing; an object of workload fields");
+  }
+  for (const auto& [key, value] : body["workload"].items()) {
+    if (value.is_object() || value.is_array()) {
+      return Status::InvalidArgument("workload." + key + ": expected a single value");
+    }
+    Status s = SetWorkloadField(w, key, Text(value));
+    if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
+  }
+  Status s = FinalizeWorkload(catalog, w);
+  if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
+  return Status::OK();
+}
+
+std::vector<std::string> StringList(const json& v) {
+  std::vector<std::string> out;
+  if (v.is_array()) {
+    for (const json& x : v) out.push_back(Text(x));
+  } else {
+    out = SplitList(Text(v), ',');
+  }
+  return out;
+}
+
+Status OptionsFrom(const json& body, RecommendOptions* o, size_t* top) {
+  if (!body.contains("options")) return Status::OK();
+  if (!body["options"].is_object()) return Status::InvalidArgument("options: expected an object");
+  for (const auto& [key, value] : body["options"].items()) {
+    std::string field = "options." + key;
+    double number = 0;
+    bool numeric = ParseDouble(Text(value), &number);
+    auto need_number = [&](double min, double max) {
+      if (!numeric || number < min || number > max) {
+        return Status::InvalidArgument(
+            fmt::format("{}: '{}' is not a number in [{}, {}]", field, Text(value), min, max));
+      }
+      return Status::OK();
+    };
+    Status s;
+    if (key == "providers") o->providers = StringList(value);
+    else if (key == "regions") o->regions = StringList(value);
+    else if (key == "gpus") o->gpus = StringList(value);
+    else if (key == "exclude_gpus") o->exclude_gpus = StringList(value);
+    else if (key == "instances") o->instances = StringList(value);
+    else if (key == "deadline_hours") {
+      if ((s = need_number(1e-6, 1e7)).ok()) o->deadline_hours = number;
+    } else if (key == "budget") {
+      if ((s = need_number(1e-6, 1e12)).ok()) o->budget = number;
+    } else if (key == "min_gpus") {
+      if ((s = need_number(0, 1e5)).ok()) o->min_gpus = number;
+    } else if (key == "max_gpus") {
+      if ((s = need_number(0, 1e5)).ok()) o->max_gpus = number;
+    } else if (key == "max_nodes") {
+      if ((s = need_number(1, 64)).ok()) o->max_nodes = static_cast<int>(number);
+    } else if (key == "top") {
+      if ((s = need_number(1, 1000)).ok()) *top = static_cast<size_t>(number);
+    } else if (key == "hours") {
+      if ((s = need_number(1e-6, 1e6)).ok()) o->fixed_hours = number;
+    } else if (key == "currency") {
+      o->currency = Text(value);
+    } else if (key == "objective") {
+      if (!ParseObjective(Text(value), &o->objective)) {
+        s = Status::InvalidArgument(field + ": '" + Text(value) +
+                                    "' is not one of cheapest, fastest, balanced");
+      }
+    } else if (key == "pricing") {
+      o->pricing.clear();
+      for (const std::string& p : StringList(value)) {
+        PricingMode mode;
+        if (!ParsePricingMode(p, &mode)) {
+          s = Status::InvalidArgument(field + ": '" + p +
+                                      "' is not one of ondemand, spot, reserved-1y, reserved-3y");
+          break;
+        }
+        o->pricing.push_back(mode);
+      }
+    } else if (key == "spot") {
+      if (!value.is_boolean()) {
+        s = Status::InvalidArgument(field + ": expected true or false");
+      } else if (!value.get<bool>()) {
+        o->pricing.erase(std::remove(o->pricing.begin(), o->pricing.end(), PricingMode::kSpot),
+                         o->pricing.end());
+      }
+    } else if (key == "include_cpu") {
+      if (!value.is_boolean()) s = Status::InvalidArgument(field + ": expected true or false");
+      else o->include_cpu = value.get<bool>();
+    } else {
+      s = Status::InvalidArgument(fmt::format(
+          "{}: unknown option; known: providers, regions, gpus, exclude_gpus, instances, "
+          "deadline_hours, budget, min_gpus, max_gpus, max_nodes, top, hours, currency, "
+          "objective, pricing, spot, include_cpu",
+          field));
+    }
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+ApiResponse ApiError(int status, const std::string& message) {
+  return {status, json{{"error", message}}.dump(), "application/json"};
+}
+
+ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
+  json request;
+  ApiResponse error;
+  if (!ParseBody(body, &request, &error)) return error;
+  Workload w;
+  Status s = WorkloadFrom(catalog, request, &w);
+  RecommendOptions o;
+  size_t top = 20;
+  if (s.ok()) s = OptionsFrom(request, &o, &top);
+  Recommendation r;
+  if (s.ok()) s = Recommend(catalog, w, o, &r);
+  if (!s.ok()) return ApiError(400, s.message());
+  json out = RecommendationToJson(w, o, r, top);
+  // The page draws every feasible point; the ranked list stays at `top`.
+  json points = json::array();
+  for (const Candidate& c : r.ranked) {
+    points.push_back({{"instance_type", c.instance->name},
+                      {"region", c.region->region},
+                      {"pricing", PricingModeName(c.mode)},
+                      {"hours", c.hours},
+                      {"total_cost", *c.total_cost},
+                      {"pareto", c.pareto}});
+  }
+  out["points"] = points;
+  return Ok(out);
+}
+
+ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
+  json request;
+  ApiResponse error;
+  if (!ParseBody(body, &request, &error)) return error;
+  Workload w;
+  Status s = WorkloadFrom(catalog, request, &w);
+  if (!s.ok()) return ApiError(400, s.message());
+  HardwareSpec spec;
+  if (!request.contains("hardware") || !request["hardware"].is_object()) {
+    return ApiError(400, "hardware: missing; an object with gpu and gpus, or instance");
+  }
+  for (const auto& [key, value] : request["hardware"].items()) {
+    double number = 0;
+    bool numeric = ParseDouble(Text(value), &number);
+    if (key == "gpu") spec.gpu = Text(value);
+    else if (key == "instance") spec.instance = Text(value);
+    else if (key == "gpus" && numeric) spec.gpus = number;
+    else if (key == "nodes" && numeric) spec.nodes = static_cast<int>(number);
+    else if (key == "network_gbps" && numeric) spec.network_gbps = number;
+    else {
+      return ApiError(400, "hardware." + key + ": unknown field or not a number; known: gpu, gpus, "
+                           "instance, nodes, network_gbps");
+    }
+  }
+  Hardware hw;
+  s = ResolveHardware(catalog, spec, &hw);
+  if (!s.ok()) return ApiError(400, "hardware." + s.message().substr(2));
+  Estimate e;
+  s = EstimateWorkload(catalog, w, hw, &e);
+  if (!s.ok()) return ApiError(400, s.message());
+  return Ok(EstimateToJson(w, e));
+}
+
+ApiResponse ApiGpus(const Catalog& catalog) {
+  json list = json::array();
+  for (const Accelerator& a : catalog.accelerators()) list.push_back(GpuToJson(a));
+  return Ok({{"schema", "cloudfit.gpus/v1"}, {"count", list.size()}, {"gpus", list}});
+}
+
+ApiResponse ApiModels(const Catalog& catalog) {
+  json list = json::array();
+  for (const Model& m : catalog.models()) list.push_back(ModelToJson(m));
+  return Ok({{"schema", "cloudfit.models/v1"}, {"count", list.size()}, {"models", list}});
+}
+
+ApiResponse ApiCatalog(const Catalog& catalog) {
+  return Ok(CatalogSummaryToJson(Summarize(catalog, TodayDays())));
+}
+
+ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
+  InstanceQuery q;
+  auto list = [&](const char* key) {
+    std::vector<std::string> out;
+    auto [lo, hi] = params.equal_range(key);
+    for (auto it = lo; it != hi; ++it) {
+      for (const std::string& v : SplitList(it->second, ',')) out.push_back(v);
+    }
+    return out;
+  };
+  std::string error;
+  auto number = [&](const char* key) -> std::optional<double> {
+    auto it = params.find(key);
+    if (it == params.end()) return std::nullopt;
+    double v = 0;
+    if (!ParseDouble(it->second, &v)) {
+      if (error.empty()) error = std::string(key) + ": '" + it->second + "' is not a number";
+      return std::nullopt;
+    }
+    return v;
+  };
+  static const char* kKnown[] = {"provider", "region", "family", "gpu", "gpu_only", "cpu_only",
+                                 "gpus_min", "gpus_max", "gpu_memory_min", "gpu_memory_max",
+                                 "vcpus_min", "vcpus_max", "memory_min", "memory_max",
+                                 "price_min", "price_max", "pricing", "currency", "sort",
+                                 "desc", "top", "arch", "priced_only", "per_type"};
+  for (const auto& [key, value] : params) {
+    bool known = false;
+    for (const char* k : kKnown) known |= key == k;
+    if (!known) return ApiError(400, key + ": unknown query parameter");
+  }
+  q.providers = list("provider");
+  q.regions = list("region");
+  q.families = list("family");
+  q.gpus = list("gpu");
+  q.gpu_only = params.count("gpu_only") > 0;
+  q.cpu_only = params.count("cpu_only") > 0;
+  q.priced_only = params.count("priced_only") > 0;
+  q.one_per_type = params.count("per_type") > 0;
+  q.descending = params.count("desc") > 0;
+  q.gpu_count = {number("gpus_min"), number("gpus_max")};
+  q.gpu_memory_gib = {number("gpu_memory_min"), number("gpu_memory_max")};
+  q.vcpus = {number("vcpus_min"), number("vcpus_max")};
+  q.memory_gib = {number("memory_min"), number("memory_max")};
+  q.price_per_hour = {number("price_min"), number("price_max")};
+  if (auto top = number("top")) q.top = static_cast<size_t>(std::max(0.0, *top));
+  if (auto it = params.find("arch"); it != params.end()) q.arch = it->second;
+  if (auto it = params.find("currency"); it != params.end()) q.currency = it->second;
+  if (auto it = params.find("sort"); it != params.end()) q.sort_by = it->second;
+  if (auto it = params.find("pricing"); it != params.end() && !ParsePricingMode(it->second, &q.pricing)) {
+    return ApiError(400, "pricing: '" + it->second + "' is not one of ondemand, spot, reserved-1y, reserved-3y");
+  }
+  if (!error.empty()) return ApiError(400, error);
+  std::vector<Offer> offers;
+  Status s = FindOffers(catalog, q, &offers);
+  if (!s.ok()) return ApiError(400, s.message().substr(s.message().rfind("--", 0) == 0 ? 2 : 0));
+  return Ok(OffersToJson(offers, q.pricing));
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,32 @@
+// The HTTP API as plain functions of the catalog and the request: each returns a status and a
+// JSON body with the same schemas as the command line's --json. Errors are 400 with
+// {"error": "..."} naming the field.
+#ifndef CLOUDFIT_SERVER_API_H_
+#define CLOUDFIT_SERVER_API_H_
+
+#include <map>
+#include <string>
+
+#include "cloudfit/catalog.h"
+
+namespace cloudfit {
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+using QueryParams = std::multimap<std::string, std::string>;
+
+ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body);
+ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body);
+ApiResponse ApiGpus(const Catalog& catalog);
+ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params);
+ApiResponse ApiModels(const Catalog& catalog);
+ApiResponse ApiCatalog(const Catalog& catalog);
+ApiResponse ApiError(int status, const std::string& message);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_SERVER_API_H_

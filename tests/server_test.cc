@@ -1,0 +1,176 @@
+// The HTTP API over a real socket: every route answers with the schema openapi.json declares,
+// bad input gets 400 naming the field, unknown routes 404, large bodies 413, and the server
+// stops with requests in flight finished.
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "cloudfit/server.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+using nlohmann::json;
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions o;
+    o.port = 0;
+    o.max_body_bytes = 64 * 1024;
+    server_ = std::make_unique<ApiServer>(testing::BuiltInCatalog(), o);
+    std::string error;
+    ASSERT_TRUE(server_->Bind(&error)) << error;
+    thread_ = std::thread([this] { server_->Serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_read_timeout(30, 0);
+  }
+  void TearDown() override {
+    server_->Stop();
+    thread_.join();
+  }
+
+  // Checks `body` against an OpenAPI schema object: required keys and declared types.
+  void ExpectMatches(const json& body, const json& schema, const json& spec) {
+    json s = schema;
+    if (s.contains("$ref")) {
+      std::string ref = s["$ref"];
+      s = spec["components"]["schemas"][ref.substr(ref.rfind('/') + 1)];
+    }
+    if (s.value("type", json()) == "object") {
+      ASSERT_TRUE(body.is_object()) << body.dump().substr(0, 200);
+      const json required = s.value("required", json::array());
+      const json properties = s.value("properties", json::object());
+      for (const auto& key : required) {
+        EXPECT_TRUE(body.contains(key.get<std::string>())) << "missing " << key;
+      }
+      for (const auto& [key, sub] : properties.items()) {
+        if (!body.contains(key) || !sub.contains("type") || !sub["type"].is_string()) continue;
+        std::string type = sub["type"];
+        const json& v = body[key];
+        bool matches = type == "string"    ? v.is_string()
+                       : type == "number"  ? v.is_number()
+                       : type == "integer" ? v.is_number_integer()
+                       : type == "boolean" ? v.is_boolean()
+                                           : true;
+        EXPECT_TRUE(matches) << key << " is not a " << type;
+        if (type == "array") {
+          ASSERT_TRUE(v.is_array()) << key;
+          if (sub.contains("items") && !v.empty()) ExpectMatches(v[0], sub["items"], spec);
+        }
+        if (sub.contains("enum")) {
+          EXPECT_NE(std::find(sub["enum"].begin(), sub["enum"].end(), v), sub["enum"].end()) << key;
+        }
+      }
+    }
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+const char* kRecommend =
+    R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},
+        "options": {"top": 3, "providers": ["aws", "gcp"], "deadline_hours": 48}})";
+const char* kEstimate =
+    R"({"workload": {"kind": "serve", "model": "Llama-2-13B", "precision": "fp16"},
+        "hardware": {"gpu": "A100-80GB", "gpus": 1}})";
+
+TEST_F(ServerTest, EveryRouteInTheOpenApiDocumentAnswersWithItsSchema) {
+  auto spec_res = client_->Get("/openapi.json");
+  ASSERT_TRUE(spec_res);
+  ASSERT_EQ(spec_res->status, 200);
+  json spec = json::parse(spec_res->body);
+  int checked = 0;
+  for (const auto& [path, methods] : spec["paths"].items()) {
+    for (const auto& [method, op] : methods.items()) {
+      std::string query = path == "/v1/instances" ? "?gpu=H100&top=3" : "";
+      httplib::Result res =
+          method == "get" ? client_->Get((path + query).c_str())
+                          : client_->Post(path.c_str(),
+                                          path == "/v1/recommend" ? kRecommend : kEstimate,
+                                          "application/json");
+      ASSERT_TRUE(res) << path;
+      EXPECT_EQ(res->status, 200) << method << " " << path << ": " << res->body.substr(0, 200);
+      const json& media = op["responses"]["200"]["content"];
+      if (media.contains("application/json")) {
+        ExpectMatches(json::parse(res->body), media["application/json"]["schema"], spec);
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 9) << "routes in openapi.json";
+}
+
+TEST_F(ServerTest, BadInputIsA400NamingTheField) {
+  auto res = client_->Post("/v1/recommend", R"({"workload": {"kind": "train", "model": "ResNet-50", "batch": -4}})",
+                           "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("workload.batch"), std::string::npos);
+  res = client_->Post("/v1/recommend", "{not json", "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("malformed JSON"), std::string::npos);
+  res = client_->Post("/v1/recommend", R"({"workload": {"kind": "train", "model": "ResNet-50"}, "options": {"objective": "prettiest"}})",
+                      "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("options.objective"), std::string::npos);
+  res = client_->Post("/v1/estimate", R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "H1000"}})",
+                      "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("hardware.gpu: unknown GPU 'H1000'"), std::string::npos) << res->body;
+  res = client_->Get("/v1/instances?vcpus_min=lots");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("vcpus_min"), std::string::npos);
+  res = client_->Get("/v1/instances?colour=blue");
+  EXPECT_EQ(res->status, 400);
+}
+
+TEST_F(ServerTest, UnknownRoutes404AndLargeBodies413) {
+  auto res = client_->Get("/v2/everything");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_NE(res->body.find("no route"), std::string::npos);
+  res = client_->Get("/../etc/passwd");
+  EXPECT_EQ(res->status, 404) << "nothing is served from the disk";
+  std::string huge(200 * 1024, 'x');
+  res = client_->Post("/v1/recommend", huge, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+}
+
+TEST_F(ServerTest, MetricsCountRequestsErrorsAndLatencies) {
+  client_->Get("/healthz");
+  client_->Get("/nowhere");
+  auto res = client_->Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->body.find(R"(cloudfit_http_requests_total{method="GET",route="/healthz",status="200"} 1)"),
+            std::string::npos)
+      << res->body;
+  EXPECT_NE(res->body.find(R"(cloudfit_http_errors_total{method="GET",route="unmatched"} 1)"), std::string::npos);
+  EXPECT_NE(res->body.find("cloudfit_http_request_duration_seconds_bucket"), std::string::npos);
+}
+
+TEST_F(ServerTest, ConcurrentRequestsAllAnswered) {
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 8; ++i) {
+    clients.emplace_back([&] {
+      httplib::Client c("127.0.0.1", server_->port());
+      c.set_read_timeout(30, 0);
+      auto res = c.Post("/v1/recommend", kRecommend, "application/json");
+      if (res && res->status == 200) ++ok;
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(ok, 8);
+}
+
+}  // namespace
+}  // namespace cloudfit
