@@ -157,6 +157,15 @@ TEST_F(ServerTest, MetricsCountRequestsErrorsAndLatencies) {
   EXPECT_NE(res->body.find("cloudfit_http_request_duration_seconds_bucket"), std::string::npos);
 }
 
+TEST_F(ServerTest, ASecondServerOnTheSamePortFailsToBind) {
+  ServerOptions o;
+  o.port = server_->port();
+  ApiServer second(testing::BuiltInCatalog(), o);
+  std::string error;
+  EXPECT_FALSE(second.Bind(&error)) << "two servers would split the traffic";
+  EXPECT_NE(error.find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos) << error;
+}
+
 TEST_F(ServerTest, ConcurrentRequestsAllAnswered) {
   std::atomic<int> ok{0};
   std::vector<std::thread> clients;

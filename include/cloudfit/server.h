@@ -14,7 +14,7 @@ namespace cloudfit {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                      // 0 picks a free port
-  int threads = 4;                      // workers
+  int threads = 8;                      // workers; more than cores so idle keep-alives do not block
   int max_queued = 64;                  // connections waiting for a worker before accept blocks
   size_t max_body_bytes = 1 << 20;      // larger requests get 413
   int read_timeout_s = 10;

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
 #include "catalog/embedded_data.h"
@@ -174,7 +176,20 @@ ApiServer::ApiServer(const Catalog& catalog, ServerOptions options)
   i.http.set_payload_max_length(i.options.max_body_bytes);
   i.http.set_read_timeout(i.options.read_timeout_s, 0);
   i.http.set_write_timeout(i.options.write_timeout_s, 0);
-  i.http.set_keep_alive_max_count(100);
+  // A worker serves one connection at a time, so a long keep-alive lets a few clients starve
+  // the rest: hand the worker back after a few requests or a short idle spell.
+  i.http.set_keep_alive_max_count(8);
+  i.http.set_keep_alive_timeout(2);
+  // Headers and body go out in separate writes; with Nagle's algorithm the body then waits for
+  // the client's delayed ACK, about 40 ms per keep-alive request.
+  i.http.set_tcp_nodelay(true);
+  // httplib's default sets SO_REUSEPORT, which lets a second server on the same port start
+  // "successfully" and take half the traffic. SO_REUSEADDR alone restarts cleanly yet makes a
+  // port already in use an error.
+  i.http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   int threads = std::max(1, i.options.threads);
   int queued = std::max(1, i.options.max_queued);
   i.http.new_task_queue = [threads, queued] { return new BoundedTaskQueue(threads, queued); };
@@ -191,7 +206,8 @@ bool ApiServer::Bind(std::string* error) {
     i.port = i.options.port;
   }
   if (i.port <= 0) {
-    *error = "cannot listen on " + i.options.host + ":" + std::to_string(i.options.port);
+    *error = "cannot listen on " + i.options.host + ":" + std::to_string(i.options.port) +
+             " (address in use or not local; --port 0 picks a free port)";
     return false;
   }
   return true;

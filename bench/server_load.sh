@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Load test of `cloudfit serve`: POST /v1/recommend with wrk for DURATION seconds (default 60)
+# over CONNECTIONS connections (default 8), then prints requests/s, latency percentiles,
+# non-2xx responses and the server's resident memory before and after.
+# Needs wrk (apt-get install wrk). Usage: bench/server_load.sh [duration_s] [connections]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=${CLOUDFIT:-build/cloudfit}
+duration=${1:-60}
+connections=${2:-8}
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
+
+log=$(mktemp)
+script=$(mktemp --suffix=.lua)
+"$binary" serve --port 0 --threads "${THREADS:-4}" > "$log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; rm -f "$log" "$script"' EXIT
+for _ in $(seq 50); do
+  grep -q 'serving http' "$log" && break
+  sleep 0.1
+done
+url=$(grep -o 'http://[0-9.]*:[0-9]*/' "$log" | head -1)
+[ -n "$url" ] || { echo "server did not start:"; cat "$log"; exit 1; } >&2
+
+# A mixed but fixed workload, so runs compare: one LoRA fine-tune across two providers.
+cat > "$script" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},' ..
+           ' "options": {"top": 5, "providers": ["aws", "gcp"]}}'
+done = function(summary, latency, requests)
+  local non2xx = summary.errors.status
+  io.write(string.format("requests %d, non-2xx %d, socket errors %d\n", summary.requests, non2xx,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+  io.write(string.format("latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end
+LUA
+
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
+curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
+  --data '{"workload": {"kind": "lora", "model": "Llama-3.1-8B"}}' "${url}v1/recommend"
+before=$(rss_kib)
+wrk -t 2 -c "$connections" -d "${duration}s" -s "$script" "${url}v1/recommend"
+after=$(rss_kib)
+echo "server RSS: ${before} KiB after warm-up, ${after} KiB after the run"
