@@ -10,9 +10,14 @@ const $ = (id) => document.getElementById(id);
 let result = null;
 let sort = { key: null, dir: 1 };
 
+// Catalog names and messages reach innerHTML; an imported catalog must not be able to inject markup.
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
 function fmt(x, digits = 2) {
   if (x === null || x === undefined) return '-';
-  if (typeof x !== 'number') return String(x);
+  if (typeof x !== 'number') return esc(x);
   if (Math.abs(x) >= 1000) return x.toLocaleString('en-US', { maximumFractionDigits: 0 });
   return Number(x.toFixed(digits)).toString();
 }
@@ -33,7 +38,7 @@ async function load() {
   for (const p of catalog.providers) {
     const label = document.createElement('label');
     label.className = 'inline';
-    label.innerHTML = `<input type="checkbox" name="provider" value="${p.provider}" checked> ${p.provider}`;
+    label.innerHTML = `<input type="checkbox" name="provider" value="${esc(p.provider)}" checked> ${esc(p.provider)}`;
     box.appendChild(label);
   }
   fromUrl();
@@ -139,9 +144,9 @@ function renderTable() {
     tr.dataset.index = i;
     tr.innerHTML = COLUMNS.map(([name, get], k) => {
       let v = get(c, i);
-      if (name === 'throughput') v = `${fmt(c.throughput, 1)} ${c.throughput_unit}`;
+      if (name === 'throughput') v = `${fmt(c.throughput, 1)} ${esc(c.throughput_unit)}`;
       else if (name === 'memory GiB') v = `${fmt(c.memory_used_gib, 1)}/${fmt(c.memory_capacity_gib, 1)}`;
-      else if (name === 'per unit') v = c.cost_per_unit === null ? '-' : `${fmt(c.cost_per_unit, 4)}/${c.unit}`;
+      else if (name === 'per unit') v = c.cost_per_unit === null ? '-' : `${fmt(c.cost_per_unit, 4)}/${esc(c.unit)}`;
       else if (name === 'warnings') v = c.warnings.length ? `<span class="warn">${c.warnings.length}</span>` : '';
       else if (name === '#') v = `${i + 1}${c.pareto ? '*' : ''}`;
       else v = fmt(v, 3);
@@ -201,7 +206,7 @@ function renderChart() {
 function renderNotes() {
   const notes = [...result.notes];
   for (const [reason, n] of Object.entries(result.rejected)) notes.push(`rejected ${n}: ${reason}`);
-  $('notes').innerHTML = notes.map((n) => `<p class="note">${n}</p>`).join('');
+  $('notes').innerHTML = notes.map((n) => `<p class="note">${esc(n)}</p>`).join('');
 }
 
 function showBreakdown(i) {
@@ -214,7 +219,7 @@ function showBreakdown(i) {
     ['KV cache', e.memory.kv_cache_gib, '#9467bd'], ['comm', e.memory.comm_buffers_gib, '#8c564b'],
     ['runtime', e.memory.runtime_gib, '#7f7f7f']];
   const cap = c.memory_capacity_gib || 1;
-  let html = `<h3>${c.instance_type} in ${c.region}, ${c.pricing}</h3>`;
+  let html = `<h3>${esc(c.instance_type)} in ${esc(c.region)}, ${esc(c.pricing)}</h3>`;
   html += `<h4>Memory per device: ${fmt(c.memory_used_gib, 1)} of ${fmt(cap, 1)} GiB</h4><div class="bar" id="memory-bar">`;
   for (const [name, gib, color] of parts) html += `<span title="${name} ${fmt(gib, 2)} GiB" style="width:${Math.min(100, 100 * gib / cap)}%;background:${color}"></span>`;
   html += '</div><div class="legend">' + parts.map(([n, g, col]) => `<span><i style="background:${col}"></i>${n} ${fmt(g, 2)}</span>`).join('') + '</div>';
@@ -224,14 +229,14 @@ function showBreakdown(i) {
       [['compute', t.compute_s], ['memory traffic', t.memory_s], ['communication', t.communication_s],
        ['pipeline bubble', t.bubble_s], ['optimizer', t.optimizer_s]].map(([n, v]) => `<li>${n}: ${fmt(v, 4)} s</li>`).join('') + '</ul>';
   }
-  html += `<h4>Cost</h4><ul><li>${c.pricing}: ${fmt(c.price_per_hour, 3)} ${result.currency}/h x ${fmt(c.hours)} h = ${fmt(c.total_cost)} ${result.currency}</li>`;
-  for (const other of result.ranked) {
-    if (other !== c && other.instance_type === c.instance_type && other.nodes === c.nodes) {
-      html += `<li>${other.pricing} (${other.region}): ${fmt(other.total_cost)} ${result.currency}</li>`;
-    }
-  }
-  html += '</ul><h4>Why</h4><ul>' + c.reasons.map((r) => `<li>${r}</li>`).join('') + '</ul>';
-  if (c.warnings.length) html += '<h4>Warnings</h4><ul>' + c.warnings.map((w) => `<li class="warn">${w}</li>`).join('') + '</ul>';
+  // Every pricing mode of the same machine, from all feasible points (not only the ranked top);
+  // the engine keeps the best region of each mode, so the region is shown with it.
+  const modes = result.points.filter((p) => p.instance_type === c.instance_type && p.nodes === c.nodes);
+  html += `<h4>Cost by pricing mode</h4><ul id="cost-modes">` + modes.map((p) =>
+    `<li${p.pricing === c.pricing ? ' class="selected"' : ''}>${esc(p.pricing)} in ${esc(p.region)}: ${fmt(p.hours)} h, ` +
+    `${fmt(p.total_cost)} ${esc(result.currency)}</li>`).join('');
+  html += '</ul><h4>Why</h4><ul>' + c.reasons.map((r) => `<li>${esc(r)}</li>`).join('') + '</ul>';
+  if (c.warnings.length) html += '<h4>Warnings</h4><ul>' + c.warnings.map((w) => `<li class="warn">${esc(w)}</li>`).join('') + '</ul>';
   $('breakdown').innerHTML = html;
   $('breakdown').hidden = false;
 }

@@ -161,6 +161,7 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
   for (const Candidate& c : r.ranked) {
     points.push_back({{"instance_type", c.instance->name},
                       {"region", c.region->region},
+                      {"nodes", c.nodes},
                       {"pricing", PricingModeName(c.mode)},
                       {"hours", c.hours},
                       {"total_cost", *c.total_cost},

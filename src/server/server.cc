@@ -1,5 +1,6 @@
 #include "cloudfit/server.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -95,6 +96,11 @@ struct ApiServer::Impl {
   httplib::Server http;
   Metrics metrics;
   int port = -1;
+  // httplib's stop() does nothing until listen has begun, so a Stop() that races a Serve()
+  // just starting would be lost; these two flags close that gap.
+  std::atomic<bool> serve_entered{false};
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> serve_returned{false};
 
   Impl(const Catalog& c, ServerOptions o) : catalog(c), options(std::move(o)) {}
 
@@ -215,8 +221,24 @@ bool ApiServer::Bind(std::string* error) {
 
 int ApiServer::port() const { return impl_->port; }
 
-void ApiServer::Serve() { impl_->http.listen_after_bind(); }
+void ApiServer::Serve() {
+  Impl& i = *impl_;
+  i.serve_entered = true;
+  if (!i.stop_requested) i.http.listen_after_bind();
+  i.serve_returned = true;
+}
 
-void ApiServer::Stop() { impl_->http.stop(); }
+void ApiServer::Stop() {
+  Impl& i = *impl_;
+  i.stop_requested = true;
+  if (i.serve_entered) {
+    // Serve() has begun or is about to: wait until httplib is listening (or Serve returned),
+    // then close the socket so accept() wakes up.
+    while (!i.http.is_running() && !i.serve_returned) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  i.http.stop();
+}
 
 }  // namespace cloudfit

@@ -79,7 +79,9 @@ try {
   await page.waitForSelector('#breakdown:not([hidden])');
   check(await page.locator('#memory-bar span').count() === 7, 'the breakdown shows memory by component');
   check((await page.locator('#breakdown').innerText()).includes('Time per step'), 'the breakdown shows time by component');
-  check((await page.locator('#breakdown').innerText()).includes('Cost'), 'the breakdown shows cost');
+  const modes = await page.locator('#cost-modes li').allInnerTexts();
+  check(modes.length >= 1 && modes.every((m) => /^(ondemand|spot|reserved\S*) in \S+: .* h, .*USD$/.test(m)),
+        `the breakdown shows cost by pricing mode (${modes.join('; ')})`);
   await page.screenshot({ path: join(outDir, 'breakdown.png'), fullPage: true });
   // The URL holds the form: a fresh page on it reproduces the result.
   const shared = page.url();
