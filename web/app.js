@@ -2,10 +2,9 @@
 // the time-versus-cost chart with the Pareto front, and a breakdown per candidate.
 'use strict';
 
-const FIELDS = ['model', 'kind', 'precision', 'batch', 'seq_len', 'tokens', 'epochs',
-                'dataset_samples', 'deadline_hours', 'budget'];
 const WORKLOAD = ['model', 'kind', 'precision', 'batch', 'seq_len', 'tokens', 'epochs',
-                  'dataset_samples'];
+                  'dataset_samples', 'request_rate', 'ttft_target_ms', 'tpot_target_ms'];
+const FIELDS = [...WORKLOAD, 'deadline_hours', 'budget'];
 const $ = (id) => document.getElementById(id);
 let result = null;
 let sort = { key: null, dir: 1 };

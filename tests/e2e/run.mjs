@@ -98,6 +98,18 @@ try {
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
   check(overflow, 'the page fits a phone-width screen');
   await phone.screenshot({ path: join(outDir, 'phone.png'), fullPage: true });
+  // Online serving: a request rate and a first-token target reach the engine and the URL.
+  await page.selectOption('#kind', 'serve');
+  await page.fill('#model', 'Llama-2-13B');
+  await page.fill('#tokens', '');
+  await page.fill('#request_rate', '30');
+  await page.fill('#ttft_target_ms', '1000');
+  await page.click('#submit');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('feasible'));
+  check(page.url().includes('request_rate=30') && page.url().includes('ttft_target_ms=1000'),
+        'serving targets are in the URL');
+  const perUnit = await page.locator('#ranked tbody tr').first().innerText();
+  check(perUnit.includes('1M tokens'), 'serving is priced per 1M tokens');
   // An invalid field is reported by the server, named, not crashed on.
   await page.fill('#tokens', 'lots');
   await page.click('#submit');
