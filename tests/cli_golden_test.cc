@@ -62,9 +62,19 @@ Result RunCloudfit(const std::vector<std::string>& args, bool use_fixture = true
   return r;
 }
 
+// Replaces the checkout's absolute path with "<source>" so golden files hold no machine's path.
+std::string WithoutSourceDir(std::string text) {
+  const std::string source = CLOUDFIT_SOURCE_DIR;
+  for (size_t at = text.find(source); at != std::string::npos; at = text.find(source, at)) {
+    text.replace(at, source.size(), "<source>");
+  }
+  return text;
+}
+
 void ExpectGolden(const std::string& name, const std::vector<std::string>& args) {
   Result r = RunCloudfit(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  r.out = WithoutSourceDir(r.out);
   fs::path golden = fs::path(CLOUDFIT_SOURCE_DIR) / "tests/golden" / (name + ".txt");
   const char* update = std::getenv("CLOUDFIT_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
