@@ -42,6 +42,9 @@ struct Hardware {
 // have, non-positive counts are errors naming the field.
 Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out);
 
+// Nominal PCIe x16 bandwidth per direction in bytes/s for a generation (3 when unknown).
+double PcieBytesPerSecond(int gen);
+
 // Hardware for one instance type, as the recommender enumerates them.
 Hardware HardwareForInstance(const InstanceType& instance, int nodes);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "util/file.h"
 #include "cloudfit/calibration.h"
 #include "cloudfit/calibration_fit.h"
 
@@ -88,16 +89,8 @@ void RunFit(const GlobalOptions& global, const CalibrateOptions& o) {
   FitReport report;
   ThrowIfError(FitEfficiency(&catalog, cases, &report));
   std::string text = FormatEfficiencyCsv(catalog.efficiency());
-  std::string tmp = o.out + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw CliError{"--out: " + tmp + ": write failed"};
-  }
-  if (std::rename(tmp.c_str(), o.out.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw CliError{"--out: cannot replace " + o.out};
-  }
+  Status written = WriteFileAtomically(o.out, text);
+  if (!written.ok()) throw CliError{"--out: " + written.message()};
   std::cout << fmt::format(
       "fitted {} factors to {} cases: objective {:.3f} -> {:.3f}; wrote {}\n",
       report.parameters, report.cases, report.objective_before,

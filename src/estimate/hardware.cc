@@ -8,14 +8,13 @@
 
 namespace cloudfit {
 
-namespace {
-
-// PCIe x16 bandwidth per direction, bytes/s (PCI-SIG: gen3 8 GT/s, gen4 16, gen5 32, 128b/130b
-// encoding; 16 lanes).
-double PcieBytesPerS(int gen) {
+// PCI-SIG: gen3 8 GT/s, gen4 16, gen5 32, gen6 64, 128b/130b encoding; 16 lanes.
+double PcieBytesPerSecond(int gen) {
   double gt = gen >= 6 ? 64 : gen == 5 ? 32 : gen == 4 ? 16 : 8;
   return gt * 1e9 * 16 * (128.0 / 130.0) / 8;
 }
+
+namespace {
 
 // Fraction of a link's nominal bandwidth that NCCL's ring all-reduce reaches ("bus bandwidth"
 // in nccl-tests): about 0.8 on NVLink/NVSwitch and PCIe alike in NVIDIA's published results.
@@ -38,7 +37,7 @@ void FillLinks(Hardware* h) {
     h->intra_node_link = "NVLink";
   } else {
     int gen = h->gpu->pcie_gen > 0 ? h->gpu->pcie_gen : 3;
-    h->intra_node_bytes_per_s = PcieBytesPerS(gen) * kLinkEfficiency;
+    h->intra_node_bytes_per_s = PcieBytesPerSecond(gen) * kLinkEfficiency;
     h->intra_node_link = fmt::format("PCIe gen {}", gen);
   }
   // Between nodes: the instance's network. When only GPUs are named: the InfiniBand of an

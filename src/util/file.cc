@@ -24,6 +24,29 @@ Status ReadFile(const std::string& path, std::string* contents) {
   return Status::OK();
 }
 
+Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::IOError(path + ": cannot open " + tmp + " for writing");
+    out << contents;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      return Status::IOError(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    return Status::IOError(fmt::format("{}: cannot replace it: {}", path, ec.message()));
+  }
+  return Status::OK();
+}
+
 Status ReadCsvTree(const std::string& dir, std::map<std::string, std::string>* files) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::IOError(dir + ": not a directory");

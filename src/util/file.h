@@ -11,6 +11,10 @@ namespace cloudfit {
 
 Status ReadFile(const std::string& path, std::string* contents);
 
+// Writes `contents` to a temporary file beside `path` and renames it over `path`, so readers
+// never see a half-written file and a failure leaves any old file untouched.
+Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
 // Reads every *.csv under `dir` (recursively) into `files`, keyed by the path relative to dir.
 Status ReadCsvTree(const std::string& dir, std::map<std::string, std::string>* files);
 

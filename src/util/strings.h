@@ -40,6 +40,10 @@ std::string FormatNumberShort(double value);
 // ", did you mean 'a', 'b'?" or "" when there is nothing to suggest.
 std::string DidYouMean(const std::vector<std::string>& suggestions);
 
+// Escapes text for XML and SVG: the five markup characters, and drops the control characters
+// XML 1.0 does not allow (except tab).
+std::string XmlEscape(std::string_view text);
+
 }  // namespace cloudfit
 
 #endif  // CLOUDFIT_UTIL_STRINGS_H_
