@@ -93,6 +93,10 @@ class Catalog {
   // '-', '_' and '.'; a trailing memory size ("RTX 3090 24GB", "a100 80g") picks the variant
   // with that memory. NotFound carries a "did you mean" list.
   Status FindAccelerator(std::string_view name, const Accelerator** out) const;
+  // A GPU as the driver names it ("NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB", "NVIDIA
+  // A10G"): without the vendor word and the memory type, then with trailing words dropped until
+  // a name resolves. nullptr when none does.
+  const Accelerator* FindAcceleratorByDriverName(std::string_view driver_name) const;
   const CpuGeneration* FindCpu(std::string_view name) const;
   Status FindModel(std::string_view name, const Model** out) const;
   // Instance types are looked up by their provider's API name, case-insensitively.

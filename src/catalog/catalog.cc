@@ -193,6 +193,21 @@ Status Catalog::FindAccelerator(std::string_view name, const Accelerator** out) 
                                       DidYouMean(ClosestNames(name, AllNames(accelerators_)))));
 }
 
+const Accelerator* Catalog::FindAcceleratorByDriverName(std::string_view driver_name) const {
+  const Accelerator* found = nullptr;
+  if (FindAccelerator(driver_name, &found).ok()) return found;
+  std::vector<std::string> words = SplitList(std::string(driver_name), ' ');
+  static const std::set<std::string> kNoise = {"nvidia", "tesla", "geforce", "quadro"};
+  while (!words.empty() && kNoise.count(ToLower(words.front())) > 0) words.erase(words.begin());
+  // "H100 80GB HBM3": the memory type is noise to the catalog, the size is not.
+  if (!words.empty() && ToLower(words.back()).rfind("hbm", 0) == 0) words.pop_back();
+  while (!words.empty()) {
+    if (FindAccelerator(Join(words, " "), &found).ok()) return found;
+    words.pop_back();
+  }
+  return nullptr;
+}
+
 const CpuGeneration* Catalog::FindCpu(std::string_view name) const {
   auto it = cpu_index_.find(NormalizeName(name));
   if (it != cpu_index_.end()) return it->second;
