@@ -131,6 +131,31 @@ TEST_F(ServerTest, BadInputIsA400NamingTheField) {
   EXPECT_EQ(res->status, 400);
 }
 
+TEST_F(ServerTest, EstimatesAreCalibratedByMeasurements) {
+  auto res = client_->Post("/v1/estimate",
+                           R"({"workload": {"kind": "train", "model": "ResNet-50", "batch": 128},
+                               "hardware": {"gpu": "A10"},
+                               "calibration": {"measured": ["2.5 it/s on 1x A10"]}})",
+                           "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json doc = json::parse(res->body);
+  EXPECT_NEAR(doc["time"]["step_s"].get<double>(), 1 / 2.5, 1e-3);
+  EXPECT_NE(doc["calibrated_from"][0].get<std::string>().find("2.5 it/s"), std::string::npos);
+  res = client_->Post("/v1/recommend",
+                      R"({"workload": {"kind": "train", "model": "ResNet-50"},
+                          "calibration": {"measured": ["2.5 parsecs on 1x A10"]}})",
+                      "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("calibration.measured[0]"), std::string::npos) << res->body;
+  res = client_->Post("/v1/recommend",
+                      R"({"workload": {"kind": "train", "model": "ResNet-50"},
+                          "calibration": {"probe": {"schema": "x"}}})",
+                      "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("calibration.probe"), std::string::npos) << res->body;
+}
+
 TEST_F(ServerTest, UnknownRoutes404AndLargeBodies413) {
   auto res = client_->Get("/v2/everything");
   ASSERT_TRUE(res);

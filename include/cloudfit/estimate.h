@@ -98,6 +98,8 @@ struct Estimate {
   std::optional<RenderFigures> render;
   std::vector<std::string> notes;  // warnings and assumptions a user should read
   std::vector<Term> terms;         // --explain
+  // The workload's calibration (Workload::calibration) as applied to this hardware's rates.
+  std::optional<RateScale> calibration_scale;
 };
 
 // Estimates `workload` (finalized) on `hardware`. Fails only on impossible requests (a layout

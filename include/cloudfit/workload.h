@@ -36,6 +36,24 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class ServingEngine { kStatic, kPaged };
 enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
 
+// Speed corrections from measurements (cloudfit/measured_calibration.h), never read from a
+// workload file. A device's effective peak FLOP/s and memory bandwidth are multiplied by these,
+// so the measured run is reproduced and other hardware is rescaled through the model.
+struct RateScale {
+  double compute = 1;
+  double bandwidth = 1;
+};
+
+struct Calibration {
+  RateScale all;  // from a measured throughput of this workload: applies to every device
+  // From a probe: this machine's device only, by accelerator or CPU generation name.
+  std::map<std::string, RateScale> by_device;
+  std::vector<std::string> basis;  // what was measured, for the output ("1.9 it/s on 1x A10")
+
+  bool active() const { return !basis.empty(); }
+  RateScale For(const std::string& device) const;  // `all` times the device's own scale
+};
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::kTrain;
   std::string model_name;    // zoo name or alias
@@ -100,6 +118,8 @@ struct Workload {
   double per_core_mb_s = 50;  // preprocessing throughput of one vCPU, MB/s
   std::optional<double> loader_samples_per_core_s;  // input-pipeline rate of one vCPU
   std::optional<double> storage_gb_s;               // disk or object-store read rate
+
+  Calibration calibration;
 
   bool is_training() const {
     return kind == WorkloadKind::kTrain || kind == WorkloadKind::kLora ||

@@ -17,6 +17,7 @@ namespace {
 
 struct EstimateOptions {
   WorkloadFlags workload;
+  CalibrationFlags calibration;
   HardwareSpec hardware;
   bool explain = false;
   bool json = false;
@@ -89,6 +90,13 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
     }
   }
   for (const std::string& n : e.notes) std::cout << "note: " << n << "\n";
+  for (const std::string& basis : w.calibration.basis) {
+    std::cout << "calibrated from " << basis << "\n";
+  }
+  if (e.calibration_scale) {
+    std::cout << fmt::format("calibration on this hardware: compute x {:.3g}, memory bandwidth x {:.3g}\n",
+                             e.calibration_scale->compute, e.calibration_scale->bandwidth);
+  }
   if (explain) {
     Table terms({{"term", "term"}, {"value", "value", true}, {"unit", "unit"}, {"how", "from"}});
     for (const Term& term : e.terms) {
@@ -175,6 +183,7 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
   }
   Workload w = BuildWorkload(o.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
+  ApplyCalibrationFlags(catalog, o.calibration, &w);
   Hardware hw;
   ThrowIfError(ResolveHardware(catalog, o.hardware, &hw));
   Estimate e;
@@ -193,6 +202,7 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand(
       "estimate", "Memory, time and scaling of a workload on one GPU, GPU count or instance");
   AddWorkloadFlags(c, &options->workload);
+  AddCalibrationFlags(c, &options->calibration);
   c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias)");
   c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
   c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");

@@ -17,6 +17,7 @@ namespace {
 
 struct RecommendFlags {
   WorkloadFlags workload;
+  CalibrationFlags calibration;
   RecommendOptions options;
   std::vector<std::string> pricing = {"ondemand", "spot"};
   std::string objective = "cheapest";
@@ -51,17 +52,8 @@ void ParseChoices(RecommendFlags& f, bool pricing_given, WorkloadKind kind) {
 }
 
 void WritePlot(const std::string& path, const std::string& svg) {
-  // Written whole to a temporary file and renamed, so a failure leaves no half-written plot.
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << svg;
-    if (!out) throw CliError{"--plot: " + tmp + ": write failed"};
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw CliError{"--plot: cannot write " + path};
-  }
+  Status s = WriteFileAtomically(path, svg);
+  if (!s.ok()) throw CliError{"--plot: " + s.message()};
 }
 
 void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation& r) {
@@ -159,6 +151,7 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
   }
   Workload w = BuildWorkload(f.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
+  ApplyCalibrationFlags(catalog, f.calibration, &w);
   ParseChoices(f, f.pricing_given, w.kind);
   Recommendation r;
   ThrowIfError(Recommend(catalog, w, f.options, &r));
@@ -188,6 +181,7 @@ void AddRecommendCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand(
       "recommend", "Rank every instance, region and pricing mode for a workload by time and cost");
   AddWorkloadFlags(c, &f->workload);
+  AddCalibrationFlags(c, &f->calibration);
   RecommendOptions& o = f->options;
   c->add_option("--provider", o.providers, "Providers to consider")->delimiter(',');
   c->add_option("--region", o.regions, "Regions to consider")->delimiter(',');

@@ -87,6 +87,16 @@ DeviceRates CpuRates(const Hardware& hw, NumericFormat format) {
   return r;
 }
 
+DeviceRates WorkloadRates(const Workload& w, const Hardware& hw) {
+  DeviceRates r = hw.has_gpu() ? GpuRates(*hw.gpu, w.precision) : CpuRates(hw, w.precision);
+  if (hw.has_gpu()) r.memory_bytes = hw.gpu_memory_bytes;
+  std::string device = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
+  RateScale scale = w.calibration.For(device);
+  r.peak_flops *= scale.compute;
+  r.bandwidth_bytes_per_s *= scale.bandwidth;
+  return r;
+}
+
 std::string ComputeClass(const Model& m) {
   if (!m.compute_class.empty()) return m.compute_class;
   if (m.layers > 0 && m.hidden > 0) return "transformer";
@@ -149,22 +159,31 @@ Status EstimateWorkload(const Catalog& catalog, const Workload& w, const Hardwar
                         Estimate* out) {
   *out = Estimate();
   out->hardware = hw.name;
+  Status s = Status::InvalidArgument("kind: not supported");
   switch (w.kind) {
     case WorkloadKind::kTrain:
     case WorkloadKind::kLora:
     case WorkloadKind::kQlora:
-      return EstimateTraining(catalog, w, hw, out);
+      s = EstimateTraining(catalog, w, hw, out);
+      break;
     case WorkloadKind::kInference:
     case WorkloadKind::kServing:
-      return EstimateInference(catalog, w, hw, out);
+      s = EstimateInference(catalog, w, hw, out);
+      break;
     case WorkloadKind::kRender:
     case WorkloadKind::kRealtimeRender:
     case WorkloadKind::kCad:
-      return EstimateVisual(catalog, w, hw, out);
+      s = EstimateVisual(catalog, w, hw, out);
+      break;
     case WorkloadKind::kPreprocess:
-      return EstimatePreprocess(catalog, w, hw, out);
+      s = EstimatePreprocess(catalog, w, hw, out);
+      break;
   }
-  return Status::InvalidArgument("kind: not supported");
+  if (s.ok() && w.calibration.active()) {
+    std::string device = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
+    out->calibration_scale = w.calibration.For(device);
+  }
+  return s;
 }
 
 }  // namespace cloudfit

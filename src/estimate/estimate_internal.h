@@ -43,6 +43,8 @@ struct DeviceRates {
 // one it has (bf16 -> fp16 on Volta/Turing, fp8 -> fp16 before Ada/Hopper, tf32 -> fp32).
 DeviceRates GpuRates(const Accelerator& gpu, NumericFormat format);
 DeviceRates CpuRates(const Hardware& hardware, NumericFormat format);
+// The rates of the device a workload runs on (GPU or CPU), with the workload's calibration.
+DeviceRates WorkloadRates(const Workload& w, const Hardware& hardware);
 
 // The class a model's compute falls in, for efficiency lookups: transformer, cnn, rnn, flow,
 // recsys.

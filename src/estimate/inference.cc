@@ -22,8 +22,7 @@ class InferenceModel {
  public:
   InferenceModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
       : w_(w), hw_(hw), m_(w.model) {
-    rates_ = hw.has_gpu() ? GpuRates(*hw.gpu, w.precision) : CpuRates(hw, w.precision);
-    if (hw.has_gpu()) rates_.memory_bytes = hw.gpu_memory_bytes;
+    rates_ = WorkloadRates(w, hw);
     devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
     const EfficiencyTable& eff = catalog.efficiency();
     decode_bw_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, rates_.precision_key,

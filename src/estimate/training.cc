@@ -72,8 +72,7 @@ class TrainingModel {
     // Transformers are costed from their shape; the efficiency class may be finer (the
     // transformer-xl class covers memory attention and adaptive softmax the shape misses).
     transformer_ = m_.layers > 0 && m_.hidden > 0;
-    rates_ = hw.has_gpu() ? GpuRates(*hw.gpu, w.precision) : CpuRates(hw, w.precision);
-    if (hw.has_gpu()) rates_.memory_bytes = hw.gpu_memory_bytes;
+    rates_ = WorkloadRates(w, hw);
     lora_ = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;
     wide_ = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
     seq_ = transformer_ ? std::max(1, w.seq_len) : 1;

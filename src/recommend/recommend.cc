@@ -624,6 +624,9 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   Status s = r.Validate();
   if (!s.ok()) return s;
   r.Run(out);
+  for (const std::string& basis : workload.calibration.basis) {
+    out->notes.insert(out->notes.begin(), "calibrated from " + basis);
+  }
   return Status::OK();
 }
 

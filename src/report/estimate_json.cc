@@ -62,6 +62,11 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
       {"scaling_efficiency", e.scaling_efficiency},
       {"notes", e.notes},
       {"terms", terms}};
+  if (w.calibration.active()) out["calibrated_from"] = w.calibration.basis;
+  if (e.calibration_scale) {
+    out["calibration_scale"] = {{"compute", e.calibration_scale->compute},
+                                {"bandwidth", e.calibration_scale->bandwidth}};
+  }
   if (e.serving) {
     const ServingFigures& s = *e.serving;
     out["serving"] = {{"prefill_s", s.prefill_s},

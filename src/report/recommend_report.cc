@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cloudfit/estimate_json.h"
+#include "util/strings.h"
 
 namespace cloudfit {
 
@@ -16,20 +17,6 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 nlohmann::json Optional(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -102,7 +89,7 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
   }
   nlohmann::json best = r.ranked.empty() ? nlohmann::json(nullptr)
                                          : EstimateToJson(w, *r.ranked.front().estimate);
-  return {{"schema", "cloudfit.recommend/v1"},
+  nlohmann::json document = {{"schema", "cloudfit.recommend/v1"},
           {"workload",
            {{"kind", WorkloadKindName(w.kind)},
             {"model", w.model.name},
@@ -116,6 +103,8 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
           {"rejected", rejected},
           {"best_estimate", best},
           {"notes", r.notes}};
+  if (w.calibration.active()) document["calibrated_from"] = w.calibration.basis;
+  return document;
 }
 
 Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top) {

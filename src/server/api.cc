@@ -6,6 +6,7 @@
 #include "cloudfit/catalog_info.h"
 #include "cloudfit/catalog_json.h"
 #include "cloudfit/estimate_json.h"
+#include "cloudfit/measured_calibration.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
 #include "util/date.h"
@@ -50,6 +51,37 @@ Status WorkloadFrom(const Catalog& catalog, const json& body, Workload* w) {
   }
   Status s = FinalizeWorkload(catalog, w);
   if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
+  return Status::OK();
+}
+
+// The optional "calibration" object: {"measured": ["1.9 it/s on 1x A10"], "probe": {...}}.
+Status CalibrationFrom(const Catalog& catalog, const json& body, Workload* w) {
+  if (!body.contains("calibration")) return Status::OK();
+  const json& c = body["calibration"];
+  if (!c.is_object()) return Status::InvalidArgument("calibration: expected an object");
+  for (const auto& [key, value] : c.items()) {
+    if (key != "measured" && key != "probe") {
+      return Status::InvalidArgument("calibration." + key + ": unknown field; known: measured, probe");
+    }
+  }
+  if (c.contains("probe")) {
+    Status s = CalibrateFromProbe(catalog, c["probe"], w);
+    if (!s.ok()) return Status::InvalidArgument("calibration.probe: " + s.message());
+  }
+  if (c.contains("measured")) {
+    const json& list = c["measured"];
+    if (!list.is_array()) {
+      return Status::InvalidArgument("calibration.measured: expected an array of strings");
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string field = fmt::format("calibration.measured[{}]", i);
+      if (!list[i].is_string()) return Status::InvalidArgument(field + ": expected a string");
+      ThroughputMeasurement m;
+      Status s = ParseThroughputMeasurement(catalog, list[i].get<std::string>(), &m);
+      if (s.ok()) s = CalibrateFromThroughput(catalog, m, w, nullptr);
+      if (!s.ok()) return Status::InvalidArgument(field + ": " + s.message());
+    }
+  }
   return Status::OK();
 }
 
@@ -149,6 +181,7 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
   if (!ParseBody(body, &request, &error)) return error;
   Workload w;
   Status s = WorkloadFrom(catalog, request, &w);
+  if (s.ok()) s = CalibrationFrom(catalog, request, &w);
   RecommendOptions o;
   size_t top = 20;
   if (s.ok()) s = OptionsFrom(request, &o, &top);
@@ -177,6 +210,7 @@ ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
   if (!ParseBody(body, &request, &error)) return error;
   Workload w;
   Status s = WorkloadFrom(catalog, request, &w);
+  if (s.ok()) s = CalibrationFrom(catalog, request, &w);
   if (!s.ok()) return ApiError(400, s.message());
   HardwareSpec spec;
   if (!request.contains("hardware") || !request["hardware"].is_object()) {

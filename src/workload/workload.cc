@@ -494,4 +494,14 @@ double BytesPerWeight(NumericFormat format) {
   return 2;
 }
 
+RateScale Calibration::For(const std::string& device) const {
+  RateScale scale = all;
+  auto it = by_device.find(device);
+  if (it != by_device.end()) {
+    scale.compute *= it->second.compute;
+    scale.bandwidth *= it->second.bandwidth;
+  }
+  return scale;
+}
+
 }  // namespace cloudfit

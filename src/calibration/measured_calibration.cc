@@ -1,0 +1,351 @@
+#include "cloudfit/measured_calibration.h"
+
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "cloudfit/estimate.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+constexpr const char* kAllowedUnits =
+    "it/s, s/it, samples/s (or images/s, sequences/s), tokens/s, frames/h";
+
+enum class UnitKind { kStepsPerS, kSecondsPerStep, kSamplesPerS, kTokensPerS, kFramesPerH };
+
+bool ParseUnit(std::string unit, UnitKind* kind) {
+  unit = ToLower(unit);
+  if (unit == "it/s" || unit == "its/s" || unit == "steps/s" || unit == "step/s") {
+    *kind = UnitKind::kStepsPerS;
+  } else if (unit == "s/it" || unit == "s/step" || unit == "sec/it") {
+    *kind = UnitKind::kSecondsPerStep;
+  } else if (unit == "samples/s" || unit == "sample/s" || unit == "images/s" ||
+             unit == "img/s" || unit == "sequences/s" || unit == "seq/s") {
+    *kind = UnitKind::kSamplesPerS;
+  } else if (unit == "tokens/s" || unit == "tok/s" || unit == "token/s") {
+    *kind = UnitKind::kTokensPerS;
+  } else if (unit == "frames/h") {
+    *kind = UnitKind::kFramesPerH;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The estimate's figure in the measurement's unit.
+Status ConvertPrediction(const Workload& w, const Estimate& e, UnitKind kind, double* out) {
+  switch (kind) {
+    case UnitKind::kStepsPerS:
+    case UnitKind::kSecondsPerStep:
+      if (!(e.time.step_s > 0)) break;
+      *out = kind == UnitKind::kStepsPerS ? 1 / e.time.step_s : e.time.step_s;
+      return Status::OK();
+    case UnitKind::kSamplesPerS:
+      if (e.throughput_unit == "samples/s" || e.throughput_unit == "images/s") {
+        *out = e.throughput;
+        return Status::OK();
+      }
+      if (w.is_training() && e.throughput_unit == "tokens/s" && w.seq_len > 0) {
+        *out = e.throughput / w.seq_len;
+        return Status::OK();
+      }
+      break;
+    case UnitKind::kTokensPerS:
+      if (e.throughput_unit == "tokens/s") {
+        *out = e.throughput;
+        return Status::OK();
+      }
+      break;
+    case UnitKind::kFramesPerH:
+      if (e.throughput_unit == "frames/h") {
+        *out = e.throughput;
+        return Status::OK();
+      }
+      break;
+  }
+  return Status::InvalidArgument(fmt::format(
+      "measured: this workload's estimate is in {}, which the unit given cannot be compared with",
+      e.throughput_unit));
+}
+
+bool Increasing(UnitKind kind) { return kind != UnitKind::kSecondsPerStep; }
+
+}  // namespace
+
+Status ParseThroughputMeasurement(const Catalog& catalog, std::string_view text,
+                                  ThroughputMeasurement* out) {
+  static const std::regex pattern(
+      R"(^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]+)\s+on\s+(?:([0-9]*\.?[0-9]+)\s*x\s*)?(.+?)(?:\s+x\s*([0-9]+))?\s*$)");
+  std::string s(text);
+  std::smatch m;
+  if (!std::regex_match(s, m, pattern)) {
+    return Status::InvalidArgument(fmt::format(
+        "measured: '{}' is not '<number> <unit> on <N>x <GPU>' or '<number> <unit> on "
+        "<instance type>', e.g. '1.9 it/s on 1x A10'",
+        text));
+  }
+  ThroughputMeasurement t;
+  t.text = s;
+  t.value = std::stod(m[1].str());
+  if (!(t.value > 0) || !std::isfinite(t.value)) {
+    return Status::InvalidArgument("measured: the value must be a positive number");
+  }
+  UnitKind kind;
+  if (!ParseUnit(m[2].str(), &kind)) {
+    return Status::InvalidArgument(fmt::format("measured: unit '{}' is not one of {}",
+                                               m[2].str(), kAllowedUnits));
+  }
+  t.unit = m[2].str();
+  std::string device = m[4].str();
+  const InstanceType* instance = nullptr;
+  if (!m[3].matched && catalog.FindInstance(device, &instance).ok()) {
+    t.hardware.instance = instance->name;
+    if (m[5].matched) t.hardware.nodes = std::stoi(m[5].str());
+  } else {
+    const Accelerator* gpu = nullptr;
+    Status found = catalog.FindAccelerator(device, &gpu);
+    if (!found.ok()) {
+      return Status::InvalidArgument(fmt::format(
+          "measured: '{}' is neither an instance type nor a GPU: {}", device, found.message()));
+    }
+    t.hardware.gpu = gpu->name;
+    t.hardware.gpus = m[3].matched ? std::stod(m[3].str()) : 1;
+    if (m[5].matched) t.hardware.nodes = std::stoi(m[5].str());
+  }
+  *out = t;
+  return Status::OK();
+}
+
+Status PredictInUnit(const Catalog& catalog, const Workload& workload,
+                     const ThroughputMeasurement& measurement, double* predicted) {
+  UnitKind kind;
+  if (!ParseUnit(measurement.unit, &kind)) {
+    return Status::InvalidArgument(fmt::format("measured: unit '{}' is not one of {}",
+                                               measurement.unit, kAllowedUnits));
+  }
+  Hardware hw;
+  Status s = ResolveHardware(catalog, measurement.hardware, &hw);
+  if (!s.ok()) return Status::InvalidArgument("measured: " + s.message());
+  Estimate e;
+  s = EstimateWorkload(catalog, workload, hw, &e);
+  if (!s.ok()) return Status::InvalidArgument("measured: on that hardware: " + s.message());
+  return ConvertPrediction(workload, e, kind, predicted);
+}
+
+Status CalibrateFromThroughput(const Catalog& catalog, const ThroughputMeasurement& measurement,
+                               Workload* workload, CalibrationOutcome* outcome) {
+  UnitKind kind;
+  if (!ParseUnit(measurement.unit, &kind)) {
+    return Status::InvalidArgument(fmt::format("measured: unit '{}' is not one of {}",
+                                               measurement.unit, kAllowedUnits));
+  }
+  Workload trial = *workload;
+  const RateScale base = workload->calibration.all;
+  // The prediction as a function of the speed scale, which it can only follow upwards (or,
+  // for s/it, downwards); found by bisection on the logarithm of the scale.
+  auto predict = [&](double scale, double* value) {
+    trial.calibration.all = {base.compute * scale, base.bandwidth * scale};
+    return PredictInUnit(catalog, trial, measurement, value);
+  };
+  double before = 0;
+  Status s = predict(1.0, &before);
+  if (!s.ok()) return s;
+  auto below_target = [&](double value) {
+    return Increasing(kind) ? value < measurement.value : value > measurement.value;
+  };
+  double low = std::log(1e-3), high = std::log(1e3);
+  double at_low = 0, at_high = 0;
+  if (!(s = predict(std::exp(low), &at_low)).ok()) return s;
+  if (!(s = predict(std::exp(high), &at_high)).ok()) return s;
+  if (!below_target(at_low) || below_target(at_high)) {
+    return Status::InvalidArgument(fmt::format(
+        "measured: {} {} cannot be reproduced on {}: the model predicts {:.4g} {} now and "
+        "between {:.4g} and {:.4g} whatever the device speed (the time is bound by "
+        "communication, the input pipeline, or does not depend on compute)",
+        measurement.value, measurement.unit, measurement.text, before, measurement.unit,
+        std::min(at_low, at_high), std::max(at_low, at_high)));
+  }
+  for (int i = 0; i < 60; ++i) {
+    double mid = 0.5 * (low + high);
+    double value = 0;
+    if (!(s = predict(std::exp(mid), &value)).ok()) return s;
+    if (below_target(value)) low = mid;
+    else high = mid;
+  }
+  double scale = std::exp(0.5 * (low + high));
+  double after = 0;
+  if (!(s = predict(scale, &after)).ok()) return s;
+  workload->calibration.all = trial.calibration.all;
+  workload->calibration.basis.push_back(fmt::format(
+      "{} measured (model: {:.3g} {}), speed scale {:.3g} for every device", measurement.text,
+      before, measurement.unit, scale));
+  if (outcome != nullptr) *outcome = {scale, before, after};
+  return Status::OK();
+}
+
+namespace {
+
+const nlohmann::json* Field(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+double NumberOr(const nlohmann::json& object, const char* key, double fallback) {
+  const nlohmann::json* v = Field(object, key);
+  return v != nullptr && v->is_number() ? v->get<double>() : fallback;
+}
+
+std::string GemmPrecisionFor(NumericFormat format) {
+  switch (format) {
+    case NumericFormat::kFp32: return "fp32";
+    case NumericFormat::kTf32: return "tf32";
+    case NumericFormat::kFp16: return "fp16";
+    case NumericFormat::kFp8: return "fp8";
+    default: return "bf16";  // bf16, and int8/int4 kernels that run 16-bit tensor-core math
+  }
+}
+
+// Scales within this range are believable; outside, the probe or the catalog is wrong.
+Status CheckScale(double scale, const std::string& what) {
+  if (!(scale > 0.02 && scale < 5) || !std::isfinite(scale)) {
+    return Status::InvalidArgument(fmt::format(
+        "calibration: {} gives a speed scale of {:.3g}, outside 0.02 to 5; the probe does not "
+        "look like a measurement of this device",
+        what, scale));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CalibrateFromProbe(const Catalog& catalog, const nlohmann::json& probe, Workload* w) {
+  const nlohmann::json* schema = Field(probe, "schema");
+  if (schema == nullptr || *schema != "cloudfit.probe/v1") {
+    return Status::InvalidArgument(
+        "calibration: schema: expected \"cloudfit.probe/v1\" (the output of 'cloudfit probe "
+        "--json' or --out)");
+  }
+  const EfficiencyTable& eff = catalog.efficiency();
+  // What each benchmark reaches of the datasheet peak on a typical healthy machine; a probe
+  // above or below that says this machine is faster or slower than the catalog assumes.
+  const double gemm_typical = eff.Lookup("probe_gemm_fraction", "gpu", "*", "*", 0.8);
+  const double copy_typical = eff.Lookup("probe_copy_fraction", "gpu", "*", "*", 0.9);
+  const double cpu_gemm_typical = eff.Lookup("probe_gemm_fraction", "cpu", "*", "*", 0.85);
+  const double triad_typical = eff.Lookup("probe_copy_fraction", "cpu", "*", "*", 0.75);
+  int applied = 0;
+
+  const nlohmann::json* gpu = Field(probe, "gpu");
+  const nlohmann::json* devices = gpu != nullptr ? Field(*gpu, "devices") : nullptr;
+  if (devices != nullptr && devices->is_array()) {
+    std::string want = GemmPrecisionFor(w->precision);
+    for (size_t i = 0; i < devices->size(); ++i) {
+      const nlohmann::json& d = (*devices)[i];
+      const nlohmann::json* name = Field(d, "catalog_name");
+      if (name == nullptr || !name->is_string()) continue;  // not in the catalog: no peaks
+      const Accelerator* acc = nullptr;
+      if (!catalog.FindAccelerator(name->get<std::string>(), &acc).ok()) {
+        return Status::InvalidArgument(fmt::format(
+            "calibration: gpu.devices[{}].catalog_name: unknown GPU '{}'", i, name->get<std::string>()));
+      }
+      if (w->calibration.by_device.count(acc->name) > 0) continue;  // one device per model
+      RateScale scale;
+      std::string basis;
+      const nlohmann::json* gemms = Field(d, "gemm");
+      Precision p = Precision::kBf16;
+      ParsePrecision(want, &p);
+      if (gemms != nullptr && gemms->is_array() && acc->peak(p)) {
+        for (const nlohmann::json& g : *gemms) {
+          const nlohmann::json* precision = Field(g, "precision");
+          double rate = NumberOr(g, "flops_per_s", 0);
+          if (precision == nullptr || *precision != want || !(rate > 0)) continue;
+          double fraction = rate / *acc->peak(p);
+          scale.compute = fraction / gemm_typical;
+          basis += fmt::format("{} GEMM {:.0f} TFLOP/s = {:.0f}% of peak (typical {:.0f}%)",
+                               want, rate / 1e12, 100 * fraction, 100 * gemm_typical);
+        }
+      }
+      double copy = NumberOr(d, "device_copy_bytes_per_s", 0);
+      if (copy > 0 && acc->memory_bandwidth_bytes_per_s > 0) {
+        double fraction = copy / acc->memory_bandwidth_bytes_per_s;
+        scale.bandwidth = fraction / copy_typical;
+        basis += fmt::format("{}copy {:.2f} TB/s = {:.0f}% of peak (typical {:.0f}%)",
+                             basis.empty() ? "" : ", ", copy / 1e12, 100 * fraction,
+                             100 * copy_typical);
+      }
+      if (basis.empty()) continue;
+      Status s = CheckScale(scale.compute, fmt::format("gpu.devices[{}].gemm", i));
+      if (s.ok()) s = CheckScale(scale.bandwidth, fmt::format("gpu.devices[{}].device_copy", i));
+      if (!s.ok()) return s;
+      w->calibration.by_device[acc->name] = scale;
+      w->calibration.basis.push_back(fmt::format("a probe of {}: {}", acc->name, basis));
+      ++applied;
+    }
+  }
+
+  const nlohmann::json* cpu = Field(probe, "cpu");
+  const nlohmann::json* generation = cpu != nullptr ? Field(*cpu, "catalog_generation") : nullptr;
+  if (generation != nullptr && generation->is_string()) {
+    const CpuGeneration* gen = catalog.FindCpu(generation->get<std::string>());
+    if (gen == nullptr) {
+      return Status::InvalidArgument(fmt::format(
+          "calibration: cpu.catalog_generation: unknown CPU generation '{}'",
+          generation->get<std::string>()));
+    }
+    RateScale scale;
+    std::string basis;
+    const nlohmann::json* gemm = Field(*cpu, "gemm_fp32");
+    if (gemm != nullptr) {
+      double rate = NumberOr(*gemm, "flops_per_s", 0);
+      double threads = NumberOr(*gemm, "threads", 0);
+      const nlohmann::json* library = Field(*gemm, "library");
+      bool tuned = library != nullptr && library->is_string() &&
+                   library->get<std::string>().find("built-in") == std::string::npos;
+      // The built-in kernel measures the kernel, not the CPU: only a tuned BLAS calibrates.
+      if (rate > 0 && threads > 0 && tuned) {
+        double fraction = rate / (threads * gen->fp32_flops_per_vcpu);
+        scale.compute = fraction / cpu_gemm_typical;
+        basis = fmt::format("FP32 GEMM {:.0f} GFLOP/s on {:.0f} threads = {:.0f}% of peak "
+                            "(typical {:.0f}%)",
+                            rate / 1e9, threads, 100 * fraction, 100 * cpu_gemm_typical);
+      }
+    }
+    const nlohmann::json* triad = Field(*cpu, "memory_triad");
+    double sockets = std::max(1.0, NumberOr(*cpu, "sockets", 1));
+    double usable = NumberOr(*cpu, "usable_cpus", 0);
+    double socket_threads = gen->cores_per_socket * std::max(1, gen->threads_per_core);
+    // A VM's triad reflects its share of the socket; only a whole socket says something about
+    // the memory system itself.
+    if (triad != nullptr && gen->memory_bandwidth_bytes_per_s_per_socket > 0 &&
+        socket_threads > 0 && usable >= socket_threads * sockets) {
+      double fraction = NumberOr(*triad, "bytes_per_s", 0) /
+                        (gen->memory_bandwidth_bytes_per_s_per_socket * sockets);
+      if (fraction > 0) {
+        scale.bandwidth = fraction / triad_typical;
+        basis += fmt::format("{}triad {:.0f}% of peak (typical {:.0f}%)",
+                             basis.empty() ? "" : ", ", 100 * fraction, 100 * triad_typical);
+      }
+    }
+    if (!basis.empty()) {
+      Status s = CheckScale(scale.compute, "cpu.gemm_fp32");
+      if (s.ok()) s = CheckScale(scale.bandwidth, "cpu.memory_triad");
+      if (!s.ok()) return s;
+      w->calibration.by_device[gen->name] = scale;
+      w->calibration.basis.push_back(fmt::format("a probe of {}: {}", gen->name, basis));
+      ++applied;
+    }
+  }
+  if (applied == 0) {
+    return Status::InvalidArgument(
+        "calibration: the probe holds no device found in the catalog with a measured rate "
+        "(gpu.devices[].catalog_name with gemm or device_copy_bytes_per_s, or "
+        "cpu.catalog_generation with gemm_fp32 from a tuned BLAS)");
+  }
+  return Status::OK();
+}
+
+}  // namespace cloudfit
