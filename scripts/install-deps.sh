@@ -7,6 +7,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   # The web page's end-to-end test drives Debian's Chromium with playwright-core from npm.
   chromium nodejs
+  # `cloudfit probe` measures CPU GEMM through OpenBLAS when present (opened at run time).
+  libopenblas0-pthread
 )
 # Some machines carry npm inside a nodejs build of their own; ask Debian for it only when absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)

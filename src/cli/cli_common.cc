@@ -2,6 +2,9 @@
 
 #include <iostream>
 
+#include "cloudfit/measured_calibration.h"
+#include "util/file.h"
+
 namespace cloudfit::cli {
 
 OutputFormat FormatOptions::format() const {
@@ -59,5 +62,35 @@ void ThrowIfError(const Status& status) {
 }
 
 void PrintJson(const nlohmann::json& document) { std::cout << document.dump(2) << "\n"; }
+
+void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags) {
+  command->add_option("--measured", flags->measured,
+                      "A throughput measured for this workload, e.g. \"1.9 it/s on 1x A10\" or "
+                      "\"0.8 s/it on g5.xlarge\": the estimate there matches it and other "
+                      "hardware is rescaled through the model");
+  command->add_option("--calibration", flags->probe_file,
+                      "A 'cloudfit probe --out' result: the probed GPU's and CPU's measured "
+                      "rates replace the catalog's typical ones");
+}
+
+void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w) {
+  if (!flags.probe_file.empty()) {
+    std::string text;
+    Status s = ReadFile(flags.probe_file, &text);
+    if (!s.ok()) throw CliError{"--calibration: " + s.message()};
+    nlohmann::json probe = nlohmann::json::parse(text, nullptr, false);
+    if (probe.is_discarded()) {
+      throw CliError{"--calibration: " + flags.probe_file + ": not valid JSON"};
+    }
+    s = CalibrateFromProbe(catalog, probe, w);
+    if (!s.ok()) throw CliError{"--calibration: " + flags.probe_file + ": " + s.message()};
+  }
+  for (const std::string& text : flags.measured) {
+    ThroughputMeasurement m;
+    Status s = ParseThroughputMeasurement(catalog, text, &m);
+    if (s.ok()) s = CalibrateFromThroughput(catalog, m, w, nullptr);
+    if (!s.ok()) throw CliError{"--" + s.message()};
+  }
+}
 
 }  // namespace cloudfit::cli

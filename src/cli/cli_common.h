@@ -45,6 +45,15 @@ void AddWorkloadFlags(CLI::App* command, WorkloadFlags* flags);
 // Applies the file, then --set, then the per-field flags (later ones win). Not finalized.
 Workload BuildWorkload(const WorkloadFlags& flags);
 
+// Calibration from measurements: --measured "1.9 it/s on 1x A10" and --calibration probe.json.
+struct CalibrationFlags {
+  std::vector<std::string> measured;
+  std::string probe_file;
+};
+void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags);
+// Applies the probe, then each measured throughput, to a finalized workload.
+void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w);
+
 // Adds --json, --csv and --markdown (mutually exclusive) to a subcommand.
 void AddFormatFlags(CLI::App* command, FormatOptions* options);
 
@@ -67,6 +76,9 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);
 void AddExplainCommand(CLI::App* app, const GlobalOptions* global);
 void AddServeCommand(CLI::App* app, const GlobalOptions* global);
+void AddProbeCommand(CLI::App* app, const GlobalOptions* global);
+void AddMonitorCommand(CLI::App* app, const GlobalOptions* global);
+void AddPocCommand(CLI::App* app, const GlobalOptions* global);
 
 }  // namespace cloudfit::cli
 

@@ -32,6 +32,9 @@ int Run(int argc, char** argv) {
   AddEstimateCommand(&app, &global);
   AddCalibrateCommand(&app, &global);
   AddServeCommand(&app, &global);
+  AddProbeCommand(&app, &global);
+  AddMonitorCommand(&app, &global);
+  AddPocCommand(&app, &global);
 
   try {
     app.parse(argc, argv);
