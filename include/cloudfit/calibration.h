@@ -66,6 +66,9 @@ struct ErrorStats {
   double agreement = 0;  // kFits: share of cases where fits/does-not-fit is right
 };
 
+// The q-quantile (0..1) of `values`, interpolated between ranks; 0 for none.
+double Percentile(std::vector<double> values, double q);
+
 // Median and 90th-percentile errors per family, per family and GPU ("family/gpu"), and overall
 // per family ("family").
 std::map<std::string, ErrorStats> ScoreCases(const Catalog& catalog,

@@ -5,6 +5,7 @@
 #ifndef CLOUDFIT_MEASURED_CALIBRATION_H_
 #define CLOUDFIT_MEASURED_CALIBRATION_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,21 @@ Status ParseThroughputMeasurement(const Catalog& catalog, std::string_view text,
 // The model's prediction for `workload` on the measured hardware, in the measurement's unit.
 Status PredictInUnit(const Catalog& catalog, const Workload& workload,
                      const ThroughputMeasurement& measurement, double* predicted);
+
+// The search for the speed scale that makes a prediction equal a measurement.
+struct ScaleSearch {
+  bool found = false;       // false: no scale in [1e-3, 1e3] reproduces the target
+  double scale = 1;
+  double at_one = 0;        // the prediction before calibration
+  double lowest = 0;        // the range the prediction covers over all scales
+  double highest = 0;
+};
+
+// Bisection on the logarithm of the scale. `predict(scale, &value)` must be monotone in the
+// scale: increasing for rates, decreasing for times (`increasing` false). Fails only when
+// `predict` does.
+Status SolveSpeedScale(const std::function<Status(double scale, double* value)>& predict,
+                       double target, bool increasing, ScaleSearch* out);
 
 struct CalibrationOutcome {
   double scale = 1;             // applied to every device's compute and bandwidth

@@ -327,6 +327,8 @@ Status LoadLargeModelRows(Loader* loader, const std::string& path) {
   return Status::OK();
 }
 
+}  // namespace
+
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -335,8 +337,6 @@ double Percentile(std::vector<double> v, double q) {
   size_t hi = std::min(v.size() - 1, lo + 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
-
-}  // namespace
 
 std::string_view MetricFamilyName(MetricFamily family) {
   switch (family) {

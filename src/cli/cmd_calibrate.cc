@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "util/file.h"
 #include "cloudfit/calibration.h"
+#include "cloudfit/calibration_transfer.h"
 #include "cloudfit/calibration_fit.h"
 
 namespace cloudfit::cli {
@@ -37,6 +38,7 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   std::vector<SkippedRow> skipped;
   std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
   std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
+  std::map<std::string, TransferStats> transfer = ScoreCalibrationTransfer(catalog, cases);
   if (o.json) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [key, s] : stats) {
@@ -45,7 +47,22 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
     }
     nlohmann::json skip = nlohmann::json::array();
     for (const SkippedRow& r : skipped) skip.push_back({{"row", r.id}, {"reason", r.reason}});
-    PrintJson({{"schema", "cloudfit.calibration/v1"}, {"groups", groups}, {"skipped", skip}});
+    nlohmann::json transfers = nlohmann::json::object();
+    for (const auto& [family, t] : transfer) {
+      transfers[family] = {{"groups", t.groups},
+                           {"pairs", t.pairs},
+                           {"median_ape_before", t.median_ape_before},
+                           {"median_ape_after", t.median_ape_after},
+                           {"p90_ape_before", t.p90_ape_before},
+                           {"p90_ape_after", t.p90_ape_after},
+                           {"far_pairs", t.far_pairs},
+                           {"far_median_ape_before", t.far_median_ape_before},
+                           {"far_median_ape_after", t.far_median_ape_after}};
+    }
+    PrintJson({{"schema", "cloudfit.calibration/v1"},
+               {"groups", groups},
+               {"measured_transfer", transfers},
+               {"skipped", skip}});
     return;
   }
   Table table({{"group", "metric / GPU"}, {"cases", "cases", true}, {"median", "median error", true},
@@ -59,6 +76,22 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   std::cout << fmt::format("{} cases from {}, {} rows not modelled\n\n", cases.size(), o.dir,
                            skipped.size());
   std::cout << table.Render(OutputFormat::kTable);
+  Table moved({{"family", "calibrated on one GPU, predicting the others"},
+               {"pairs", "pairs", true},
+               {"before", "median error", true},
+               {"after", "calibrated", true},
+               {"far", "model off by >25%: pairs", true},
+               {"far_before", "median error", true},
+               {"far_after", "calibrated", true}});
+  for (const auto& [family, t] : transfer) {
+    moved.AddRow({family, std::to_string(t.pairs), FormatNumber(100 * t.median_ape_before, 1) + "%",
+                  FormatNumber(100 * t.median_ape_after, 1) + "%", std::to_string(t.far_pairs),
+                  FormatNumber(100 * t.far_median_ape_before, 1) + "%",
+                  FormatNumber(100 * t.far_median_ape_after, 1) + "%"});
+  }
+  std::cout << "\n--measured, checked: each workload measured on several GPUs is calibrated on one "
+               "and predicted on the others\n"
+            << moved.Render(OutputFormat::kTable);
   if (o.cases) {
     Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
                 {"measured", "measured", true}, {"predicted", "predicted", true},
