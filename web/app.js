@@ -4,7 +4,7 @@
 
 const WORKLOAD = ['model', 'kind', 'precision', 'batch', 'seq_len', 'tokens', 'epochs',
                   'dataset_samples', 'request_rate', 'ttft_target_ms', 'tpot_target_ms'];
-const FIELDS = [...WORKLOAD, 'deadline_hours', 'budget'];
+const FIELDS = [...WORKLOAD, 'deadline_hours', 'budget', 'measured'];
 const $ = (id) => document.getElementById(id);
 let result = null;
 let sort = { key: null, dir: 1 };
@@ -75,11 +75,13 @@ async function submit() {
   if (!$('spot').checked) options.spot = false;
   if ($('deadline_hours').value) options.deadline_hours = Number($('deadline_hours').value);
   if ($('budget').value) options.budget = Number($('budget').value);
+  const request = { workload, options };
+  if ($('measured').value.trim()) request.calibration = { measured: [$('measured').value.trim()] };
   $('status').textContent = 'estimating every instance...';
   $('status').className = '';
   const res = await fetch('/v1/recommend', {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ workload, options }),
+    body: JSON.stringify(request),
   });
   const body = await res.json();
   if (!res.ok) {

@@ -110,6 +110,13 @@ try {
         'serving targets are in the URL');
   const perUnit = await page.locator('#ranked tbody tr').first().innerText();
   check(perUnit.includes('1M tokens'), 'serving is priced per 1M tokens');
+  // A measured throughput calibrates the estimates, and the page says so.
+  await page.fill('#measured', '400 tokens/s on 1x A100-80GB');
+  await page.click('#submit');
+  await page.waitForFunction(() => document.querySelector('#notes').textContent.includes('calibrated from'));
+  check(page.url().includes('measured=400'), 'the measurement is in the URL');
+  check((await page.locator('#notes').innerText()).includes('calibrated from 400 tokens/s'),
+        'a calibrated result says what it was calibrated on');
   // An invalid field is reported by the server, named, not crashed on.
   await page.fill('#tokens', 'lots');
   await page.click('#submit');
