@@ -1,8 +1,5 @@
 // The CPU probe: parsing /proc/cpuinfo, placing the CPU in the catalog, the three measurements,
 // the report beside the catalog's peaks, and the command line.
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -220,16 +217,12 @@ TEST(CpuProbeTest, ReportSetsMeasurementsBesideCatalogPeaks) {
   EXPECT_NE(text.find("780.0 TFLOP/s"), std::string::npos);
 }
 
+// The command's stdout and stderr together, and its exit code.
 int RunCli(const std::string& args, std::string* out) {
-  TempDir dir;
-  std::string command = std::string(CLOUDFIT_BINARY) + " " + args + " >" + dir.path() +
-                        "/out.txt 2>" + dir.path() + "/err.txt";
-  int status = std::system(command.c_str());
-  std::ifstream in(dir.path() + "/out.txt");
-  std::ifstream err(dir.path() + "/err.txt");
-  out->assign(std::istreambuf_iterator<char>(in), {});
-  out->append(std::istreambuf_iterator<char>(err), {});
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  testing::TempDir dir;
+  testing::ProgramRun r = testing::RunCloudfit(dir, args);
+  *out = r.out + r.err;
+  return r.exit_code;
 }
 
 TEST(CpuProbeTest, CommandPrintsJsonAndWritesTheResult) {

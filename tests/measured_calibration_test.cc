@@ -1,10 +1,5 @@
 // Calibration from measurements: a measured throughput is reproduced on its hardware and other
 // hardware is rescaled through the model; a probe corrects the probed device only.
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <fstream>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -205,14 +200,12 @@ TEST(MeasuredCalibrationTest, RecommendSaysItWasCalibrated) {
   EXPECT_EQ(r.notes.front().rfind("calibrated from 0.5 it/s on 1x A10", 0), 0u) << r.notes.front();
 }
 
+// The command's stdout and stderr together, and its exit code.
 int RunCli(const std::string& args, std::string* out) {
   testing::TempDir dir;
-  std::string command = std::string(CLOUDFIT_BINARY) + " " + args + " >" + dir.path() +
-                        "/out.txt 2>&1";
-  int status = std::system(command.c_str());
-  std::ifstream in(dir.path() + "/out.txt");
-  out->assign(std::istreambuf_iterator<char>(in), {});
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  testing::ProgramRun r = testing::RunCloudfit(dir, args);
+  *out = r.out + r.err;
+  return r.exit_code;
 }
 
 TEST(MeasuredCalibrationTest, EstimateCommandReproducesTheMeasurement) {

@@ -352,40 +352,16 @@ TEST(MonitorOutputs, GpuColumnsAndEscapedSvg) {
 }
 
 // The command line, end to end.
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-CliResult RunCli(const testing::TempDir& dir, const std::string& args) {
-  std::string command = "cd '" + dir.path() + "' && '" + CLOUDFIT_BINARY + "' " + args +
-                        " </dev/null >out.txt 2>err.txt";
-  int status = std::system(command.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = Slurp(dir.path() + "/out.txt");
-  r.err = Slurp(dir.path() + "/err.txt");
-  return r;
-}
-
 TEST(MonitorCli, ExitsWithTheCommandsExitCode) {
   testing::TempDir dir;
-  CliResult r = RunCli(dir, "monitor --interval 0.1 -- sh -c 'exit 3'");
+  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval 0.1 -- sh -c 'exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("exit code 3"), std::string::npos) << r.out;
 }
 
 TEST(MonitorCli, WritesCsvSvgAndJson) {
   testing::TempDir dir;
-  CliResult r = RunCli(dir, "monitor --interval 0.1 --csv run.csv --svg run.svg --json -- "
+  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval 0.1 --csv run.csv --svg run.svg --json -- "
                             "sh -c 'sleep 0.3'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -393,8 +369,8 @@ TEST(MonitorCli, WritesCsvSvgAndJson) {
   EXPECT_EQ(doc["exit_code"], 0);
   EXPECT_FALSE(doc["advice"].empty());
   EXPECT_GE(doc["samples"].get<int>(), 2);
-  EXPECT_EQ(Slurp(dir.path() + "/run.csv").rfind("time_s,", 0), 0u);
-  EXPECT_NE(Slurp(dir.path() + "/run.svg").find("</svg>"), std::string::npos);
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/run.csv").rfind("time_s,", 0), 0u);
+  EXPECT_NE(testing::ReadWholeFile(dir.path() + "/run.svg").find("</svg>"), std::string::npos);
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos);
   }
@@ -409,31 +385,31 @@ TEST(MonitorCli, ForwardsSigtermAndStillWritesFiles) {
                        "& pid=$!; i=0; while [ ! -s err.txt ] && [ $i -lt 200 ]; do sleep 0.05; "
                        "i=$((i+1)); done; sleep 0.2; kill -TERM $pid; wait $pid; echo $? >rc.txt)";
   ASSERT_EQ(std::system(script.c_str()), 0);
-  EXPECT_EQ(Slurp(dir.path() + "/rc.txt"), "143\n") << Slurp(dir.path() + "/err.txt");
-  EXPECT_EQ(Slurp(dir.path() + "/run.csv").rfind("time_s,", 0), 0u);
-  EXPECT_NE(Slurp(dir.path() + "/out.txt").find("stopped by signal"), std::string::npos);
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/rc.txt"), "143\n") << testing::ReadWholeFile(dir.path() + "/err.txt");
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/run.csv").rfind("time_s,", 0), 0u);
+  EXPECT_NE(testing::ReadWholeFile(dir.path() + "/out.txt").find("stopped by signal"), std::string::npos);
 }
 
 TEST(MonitorCli, BadFlagsExitWithTwoAndNameTheFlag) {
   testing::TempDir dir;
-  CliResult r = RunCli(dir, "monitor --interval -1 -- true");
+  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval -1 -- true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("0.05"), std::string::npos) << r.err;
 
-  r = RunCli(dir, "monitor --interval 0.5");
+  r = testing::RunCloudfit(dir, "monitor --interval 0.5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--pid"), std::string::npos) << r.err;
 
-  r = RunCli(dir, "monitor --duration -3 -- true");
+  r = testing::RunCloudfit(dir, "monitor --duration -3 -- true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--duration"), std::string::npos) << r.err;
 
-  r = RunCli(dir, "monitor --instance no-such-type -- true");
+  r = testing::RunCloudfit(dir, "monitor --instance no-such-type -- true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--instance"), std::string::npos) << r.err;
 
-  r = RunCli(dir, "monitor --csv missing-dir/run.csv -- true");
+  r = testing::RunCloudfit(dir, "monitor --csv missing-dir/run.csv -- true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--csv"), std::string::npos) << r.err;
 }

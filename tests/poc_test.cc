@@ -193,21 +193,12 @@ TEST(Poc, EmptyCheckpointDirMeansStartingFromScratch) {
   EXPECT_TRUE(warned);
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int RunCli(const testing::TempDir& dir, const std::string& args, std::string* out,
            std::string* err) {
-  std::string command = "cd '" + dir.path() + "' && '" + CLOUDFIT_BINARY + "' " + args +
-                        " </dev/null >out.txt 2>err.txt";
-  int status = std::system(command.c_str());
-  *out = Slurp(dir.path() + "/out.txt");
-  *err = Slurp(dir.path() + "/err.txt");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  testing::ProgramRun r = testing::RunCloudfit(dir, args);
+  *out = r.out;
+  *err = r.err;
+  return r.exit_code;
 }
 
 TEST(PocCli, JsonWithAFakeTrainer) {

@@ -1,9 +1,12 @@
 #include "test_support.h"
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +15,24 @@
 namespace cloudfit::testing {
 
 namespace fs = std::filesystem;
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+ProgramRun RunProgram(const std::string& program, const std::string& dir, const std::string& args) {
+  std::string command = "cd '" + dir + "' && '" + program + "' " + args +
+                        " </dev/null >out.txt 2>err.txt";
+  int status = std::system(command.c_str());
+  ProgramRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadWholeFile(dir + "/out.txt");
+  r.err = ReadWholeFile(dir + "/err.txt");
+  return r;
+}
 
 std::string SourcePath(const std::string& relative) {
   return std::string(CLOUDFIT_SOURCE_DIR) + "/" + relative;

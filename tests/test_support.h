@@ -17,6 +17,20 @@ const Catalog& BuiltInCatalog();
 // ../shared beside the repository, or "" when it is absent (users run tests without it).
 std::string SharedDir();
 
+// The whole of a file, or "" when it cannot be read.
+std::string ReadWholeFile(const std::string& path);
+
+// The result of running a program through the shell.
+struct ProgramRun {
+  int exit_code = -1;  // -1 when it did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `program` with `args` (shell words, quoted by the caller) in directory `dir`, stdin
+// from /dev/null, capturing stdout and stderr in files there.
+ProgramRun RunProgram(const std::string& program, const std::string& dir, const std::string& args);
+
 // A fresh directory removed when the object dies.
 class TempDir {
  public:
@@ -30,6 +44,13 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The cloudfit binary, for test binaries built with CLOUDFIT_BINARY defined.
+#ifdef CLOUDFIT_BINARY
+inline ProgramRun RunCloudfit(const TempDir& dir, const std::string& args) {
+  return RunProgram(CLOUDFIT_BINARY, dir.path(), args);
+}
+#endif
 
 }  // namespace cloudfit::testing
 
