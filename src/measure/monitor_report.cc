@@ -202,8 +202,12 @@ std::string MonitorText(const MonitorRecording& rec, const MonitorSummary& m,
                {"mean", "mean", true},
                {"p95", "p95", true},
                {"max", "max", true}});
-  // Small figures (a few MB/s, a fraction of a GiB) keep two decimals.
-  auto number = [](double v) { return FormatNumber(v, std::fabs(v) < 10 ? 2 : 1); };
+  // Small figures (a few MB/s, a fraction of a GiB) keep three significant digits, so the
+  // 1.5 MB a shell holds is 0.00142 GiB and not 0.
+  auto number = [](double v) {
+    if (v != 0 && std::fabs(v) < 1) return fmt::format("{:.3g}", v);
+    return FormatNumber(v, std::fabs(v) < 10 ? 2 : 1);
+  };
   for (const SeriesStats& s : m.series) {
     table.AddRow({s.title, s.unit, number(s.mean), number(s.p95), number(s.max)});
   }
