@@ -101,6 +101,18 @@ TEST(CpuProbeTest, UnknownCpuHasNoGeneration) {
   EXPECT_EQ(MatchCpuGeneration(BuiltInCatalog(), cpu), nullptr);
 }
 
+TEST(CpuProbeTest, PeakPerThreadIsAWholeCoreWhenNoSiblingsAreVisible) {
+  const CpuGeneration* turin = BuiltInCatalog().FindCpu("Turin");
+  ASSERT_NE(turin, nullptr);
+  ASSERT_EQ(turin->threads_per_core, 2);
+  // Four logical CPUs on two cores: SMT siblings, each half a core as clouds sell vCPUs.
+  EXPECT_DOUBLE_EQ(Fp32PeakPerThread(*turin, 4, 2), turin->fp32_flops_per_vcpu);
+  // Two logical CPUs on two cores: each thread has a core to itself.
+  EXPECT_DOUBLE_EQ(Fp32PeakPerThread(*turin, 2, 2), 2 * turin->fp32_flops_per_vcpu);
+  // The topology unknown (arm64 cpuinfo says nothing): the catalog's vCPU figure.
+  EXPECT_DOUBLE_EQ(Fp32PeakPerThread(*turin, 2, 0), turin->fp32_flops_per_vcpu);
+}
+
 TEST(CpuProbeTest, IdentifiesThisMachine) {
   CpuIdentity cpu = IdentifyCpu();
   EXPECT_GE(cpu.logical_cpus, 1);

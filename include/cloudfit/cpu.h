@@ -28,6 +28,12 @@ struct CpuGeneration {
   std::string as_of;
 };
 
+// The FP32 peak of one hardware thread the OS schedules on. Clouds sell vCPUs as SMT siblings,
+// two to a core, and the catalog's per-vCPU figure is half a core; but a guest that sees as many
+// cores as logical CPUs (no siblings, as some VMs present them) runs each thread on a whole core.
+// `logical_cpus` and `physical_cores` are what the guest sees (0 cores: unknown, taken as SMT).
+double Fp32PeakPerThread(const CpuGeneration& cpu, int logical_cpus, int physical_cores);
+
 }  // namespace cloudfit
 
 #endif  // CLOUDFIT_CPU_H_

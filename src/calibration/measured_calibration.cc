@@ -322,7 +322,10 @@ Status CalibrateFromProbe(const Catalog& catalog, const nlohmann::json& probe, W
                    library->get<std::string>().find("built-in") == std::string::npos;
       // The built-in kernel measures the kernel, not the CPU: only a tuned BLAS calibrates.
       if (rate > 0 && threads > 0 && tuned) {
-        double fraction = rate / (threads * gen->fp32_flops_per_vcpu);
+        double per_thread =
+            Fp32PeakPerThread(*gen, static_cast<int>(NumberOr(*cpu, "logical_cpus", 0)),
+                              static_cast<int>(NumberOr(*cpu, "physical_cores", 0)));
+        double fraction = rate / (threads * per_thread);
         scale.compute = fraction / cpu_gemm_typical;
         basis = fmt::format("FP32 GEMM {:.0f} GFLOP/s on {:.0f} threads = {:.0f}% of peak "
                             "(typical {:.0f}%)",

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "catalog/loaders.h"
 #include "util/strings.h"
 
@@ -39,6 +41,11 @@ Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out) {
     out->push_back(std::move(c));
   }
   return Status::OK();
+}
+
+double Fp32PeakPerThread(const CpuGeneration& cpu, int logical_cpus, int physical_cores) {
+  bool siblings_hidden = physical_cores > 0 && physical_cores >= logical_cpus;
+  return cpu.fp32_flops_per_vcpu * (siblings_hidden ? std::max(1, cpu.threads_per_core) : 1);
 }
 
 }  // namespace cloudfit

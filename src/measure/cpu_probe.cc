@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -246,6 +247,15 @@ struct Blas {
 const Blas& TunedBlas() {
   static const Blas blas = [] {
     Blas b;
+    // OpenBLAS 0.3.21 (Debian 12) does not know Zen 4 or Zen 5 and falls back to its AVX2
+    // Haswell kernels, half what those cores' AVX-512 units do; its SkylakeX kernels run on them
+    // (two Turin cores: 213 GFLOP/s with Haswell kernels, 418 with SkylakeX). OpenBLAS reads the
+    // choice when it loads, so it is made here, and never over the user's own.
+    CpuIdentity cpu = IdentifyCpu();
+    bool avx512 = std::find(cpu.features.begin(), cpu.features.end(), "avx512f") != cpu.features.end();
+    if (std::getenv("OPENBLAS_CORETYPE") == nullptr && cpu.vendor == "AuthenticAMD" && avx512) {
+      setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+    }
     // OpenBLAS and BLIS are tuned; the reference BLAS that libblas.so.3 may point to is not,
     // and is slower than the built-in kernel, so it is only used when it proves to be OpenBLAS.
     for (const char* library : {"libopenblas.so.0", "libblis.so.4", "libblas.so.3"}) {

@@ -48,9 +48,11 @@ void AddCpuFigures(const Catalog& catalog, const ProbeResult& r, std::vector<Pro
   if (r.cpu_gemm) {
     ProbeFigure f{"CPU", "FP32 GEMM", r.cpu_gemm->flops_per_s, "FLOP/s", {}, "", r.cpu_gemm->library};
     if (gen != nullptr) {
-      f.peak = gen->fp32_flops_per_vcpu * r.cpu_gemm->threads;
-      f.peak_basis = fmt::format("{} vCPUs x {:.1f} GFLOP/s ({})", r.cpu_gemm->threads,
-                                 gen->fp32_flops_per_vcpu / 1e9, gen->name);
+      double per_thread = Fp32PeakPerThread(*gen, r.cpu.logical_cpus, r.cpu.physical_cores);
+      f.peak = per_thread * r.cpu_gemm->threads;
+      f.peak_basis = fmt::format("{} {} x {:.1f} GFLOP/s ({})", r.cpu_gemm->threads,
+                                 per_thread > gen->fp32_flops_per_vcpu ? "whole cores" : "vCPUs",
+                                 per_thread / 1e9, gen->name);
     }
     out->push_back(f);
   }
