@@ -1,6 +1,12 @@
 // The CPU probe: parsing /proc/cpuinfo, placing the CPU in the catalog, the three measurements,
 // the report beside the catalog's peaks, and the command line.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -111,6 +117,23 @@ TEST(CpuProbeTest, PeakPerThreadIsAWholeCoreWhenNoSiblingsAreVisible) {
   EXPECT_DOUBLE_EQ(Fp32PeakPerThread(*turin, 2, 2), 2 * turin->fp32_flops_per_vcpu);
   // The topology unknown (arm64 cpuinfo says nothing): the catalog's vCPU figure.
   EXPECT_DOUBLE_EQ(Fp32PeakPerThread(*turin, 2, 0), turin->fp32_flops_per_vcpu);
+}
+
+TEST(CpuProbeTest, OtherLoadMeterSeesABusyNeighbour) {
+  OtherLoadMeter meter;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    volatile unsigned long sink = 0;
+    for (unsigned long i = 0;; ++i) sink = i;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  double others = meter.OthersBusyFraction();
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  // One busy core of however many: at least a little, never more than all of them.
+  EXPECT_GT(others, 0.5 / std::thread::hardware_concurrency());
+  EXPECT_LE(others, 1.0);
 }
 
 TEST(CpuProbeTest, IdentifiesThisMachine) {

@@ -60,6 +60,22 @@ struct ReadThroughputResult {
   bool page_cache_dropped = true;  // false when the kernel would not drop cached pages first
 };
 
+// How busy the rest of the machine was while the probe ran: the share of all CPU time that
+// went to other processes, from /proc/stat less this process's own CPU time. A shared or busy
+// machine halves the figures, and a reader should know.
+class OtherLoadMeter {
+ public:
+  OtherLoadMeter();  // starts measuring
+  // The share (0..1) of the CPUs' time since construction used by other processes; 0 when
+  // /proc/stat cannot be read.
+  double OthersBusyFraction() const;
+
+ private:
+  double busy_jiffies_ = 0;
+  double total_jiffies_ = 0;
+  double own_cpu_seconds_ = 0;
+};
+
 struct CpuProbeOptions {
   bool quick = false;  // smaller problems and fewer repetitions
   int threads = 0;     // 0: every usable CPU

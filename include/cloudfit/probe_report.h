@@ -21,6 +21,7 @@ struct ProbeResult {
   std::optional<CpuBandwidthResult> cpu_bandwidth;
   std::optional<ReadThroughputResult> read;
   std::optional<GpuSystemProbe> gpu;  // absent with --cpu-only
+  double others_busy_fraction = 0;     // CPU time other processes took during the CPU steps
 };
 
 // One measured figure beside its datasheet peak.

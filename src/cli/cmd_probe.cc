@@ -62,12 +62,14 @@ void RunProbe(const GlobalOptions& global, const ProbeFlags& f) {
     if (!s.ok()) throw CliError{"--path: " + s.message()};
     result.read = read;
   }
+  OtherLoadMeter others;
   CpuGemmResult gemm;
   ThrowIfError(MeasureCpuGemm(cpu_options, &gemm));
   result.cpu_gemm = gemm;
   CpuBandwidthResult bandwidth;
   ThrowIfError(MeasureMemoryBandwidth(cpu_options, &bandwidth));
   result.cpu_bandwidth = bandwidth;
+  result.others_busy_fraction = others.OthersBusyFraction();
   if (!f.cpu_only) {
     GpuProbeOptions gpu_options;
     gpu_options.quick = f.quick;

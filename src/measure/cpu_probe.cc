@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -214,6 +215,43 @@ const CpuGeneration* MatchCpuGeneration(const Catalog& catalog, const CpuIdentit
     return catalog.FindCpu(cpu.model_name.substr(open + 1, close - open - 1));
   }
   return nullptr;
+}
+
+namespace {
+
+// Busy and total jiffies over all CPUs, from the first line of /proc/stat.
+bool ReadCpuJiffies(double* busy, double* total) {
+  std::ifstream in("/proc/stat");
+  std::string label;
+  if (!(in >> label) || label != "cpu") return false;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)) return false;
+  *busy = user + nice + system + irq + softirq + steal;
+  *total = *busy + idle + iowait;
+  return true;
+}
+
+double OwnCpuSeconds() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec +
+         usage.ru_stime.tv_usec / 1e6;
+}
+
+}  // namespace
+
+OtherLoadMeter::OtherLoadMeter() {
+  ReadCpuJiffies(&busy_jiffies_, &total_jiffies_);
+  own_cpu_seconds_ = OwnCpuSeconds();
+}
+
+double OtherLoadMeter::OthersBusyFraction() const {
+  double busy = 0, total = 0;
+  if (total_jiffies_ <= 0 || !ReadCpuJiffies(&busy, &total) || total <= total_jiffies_) return 0;
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double all = (total - total_jiffies_) / hz;
+  double others = (busy - busy_jiffies_) / hz - (OwnCpuSeconds() - own_cpu_seconds_);
+  return std::clamp(others / all, 0.0, 1.0);
 }
 
 namespace {

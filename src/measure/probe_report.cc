@@ -162,6 +162,7 @@ nlohmann::json ProbeToJson(const Catalog& catalog, const ProbeResult& r) {
                            {"array_bytes", r.cpu_bandwidth->array_bytes},
                            {"threads", r.cpu_bandwidth->threads}};
   }
+  cpu["others_busy_fraction"] = r.others_busy_fraction;
   json doc = {{"schema", "cloudfit.probe/v1"}, {"cpu", cpu}};
   if (r.read) {
     doc["read"] = {{"path", r.read->path},
@@ -282,6 +283,13 @@ std::string FormatProbeText(const Catalog& catalog, const ProbeResult& r) {
                   f.peak_basis, f.note});
   }
   out << table.Render(OutputFormat::kTable);
+  // Above a tenth, others' work shows in the figures (two busy threads halve a 2-vCPU probe).
+  if (r.others_busy_fraction > 0.1) {
+    out << fmt::format(
+        "warning: other processes used {:.0f}% of the CPUs while the CPU was measured; its "
+        "figures are low by about that much. Probe an idle machine.\n",
+        100 * r.others_busy_fraction);
+  }
   if (r.gpu) {
     for (const std::string& note : r.gpu->notes) out << "note: " << note << "\n";
     for (const GpuDeviceProbe& d : r.gpu->devices) {
