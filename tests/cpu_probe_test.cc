@@ -124,8 +124,10 @@ TEST(CpuProbeTest, OtherLoadMeterSeesABusyNeighbour) {
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    volatile unsigned long sink = 0;
-    for (unsigned long i = 0;; ++i) sink = i;
+    // Spins until killed; the volatile read keeps the loop from being optimised away.
+    volatile bool spin = true;
+    while (spin) {
+    }
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   double others = meter.OthersBusyFraction();
