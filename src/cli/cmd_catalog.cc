@@ -133,7 +133,8 @@ void RunExport(const GlobalOptions& global, const CatalogOptions& options) {
 
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<CatalogOptions>();
-  CLI::App* catalog = app->add_subcommand("catalog", "Show, import or export the catalog");
+  CLI::App* catalog =
+      app->add_subcommand("catalog", "Show, import, refresh or export the catalog");
   catalog->require_subcommand(1);
 
   CLI::App* info = catalog->add_subcommand(
@@ -160,6 +161,8 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
       "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
   exporter->add_option("dir", options->export_dir, "Directory to write")->required();
   exporter->callback([global, options]() { RunExport(*global, *options); });
+
+  AddCatalogRefreshCommand(catalog, global);
 }
 
 }  // namespace cloudfit::cli
