@@ -44,8 +44,10 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
                    {"offers", "offers", true},
                    {"priced", "priced", true},
                    {"regions", "regions", true},
+                   {"undated", "undated", true},
                    {"oldest", "oldest as_of"},
-                   {"newest", "newest as_of"}});
+                   {"newest", "newest as_of"},
+                   {"age", "age (days)", true}});
   Table regions({{"provider", "provider"}, {"region", "region"}, {"offers", "offers", true}});
   int types = 0;
   for (const ProviderSummary& p : s.providers) {
@@ -53,7 +55,10 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
     providers.AddRow({p.provider, std::to_string(p.instance_types),
                       std::to_string(p.gpu_instance_types), std::to_string(p.offers),
                       std::to_string(p.priced_offers), std::to_string(p.offers_per_region.size()),
-                      date(p.oldest_as_of_days), date(p.newest_as_of_days)});
+                      std::to_string(p.undated_offers), date(p.oldest_as_of_days),
+                      date(p.newest_as_of_days),
+                      p.age_days >= 0 ? std::to_string(p.age_days) + (p.stale ? " (stale)" : "")
+                                      : std::string(p.undated_offers ? "unknown" : "-")});
     for (const auto& [region, count] : p.offers_per_region) {
       regions.AddRow({p.provider, region, std::to_string(count)});
     }
