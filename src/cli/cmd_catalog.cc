@@ -82,7 +82,8 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir, b
                        {"rows_read", f.rows_read},
                        {"rows_used", f.rows_used},
                        {"skipped", f.skipped},
-                       {"merged", f.merged}});
+                       {"merged", f.merged},
+                       {"guessed", f.guessed}});
     }
     PrintJson({{"schema", "cloudfit.import/v1"},
                {"out", out_dir},
@@ -101,6 +102,9 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir, b
     }
     for (const auto& [reason, count] : f.skipped) {
       std::cout << fmt::format("  skipped {:>6}  {}\n", count, reason);
+    }
+    for (const auto& [what, count] : f.guessed) {
+      std::cout << fmt::format("  guessed {:>6}  {}\n", count, what);
     }
   }
   std::cout << fmt::format(
