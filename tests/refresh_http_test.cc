@@ -148,10 +148,11 @@ TEST_F(LocalServerTest, ACutOffBodyIsATruncationError) {
 }
 
 TEST_F(LocalServerTest, StreamsArriveInPiecesWithoutTheLimit) {
-  const size_t size = 3 << 20;  // above the 100 kB limit of non-streamed bodies
+  static constexpr size_t kSize = 3 << 20;  // above the 100 kB limit of non-streamed bodies
+  const size_t size = kSize;
   server_.Get("/stream", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_chunked_content_provider("text/csv", [size](size_t offset, httplib::DataSink& sink) {
-      if (offset >= size) {
+    res.set_chunked_content_provider("text/csv", [](size_t offset, httplib::DataSink& sink) {
+      if (offset >= kSize) {
         sink.done();
         return true;
       }
