@@ -75,6 +75,9 @@ class AwsRefresher : public ProviderRefresher {
       ctx.Progress("  aws: spot prices with credentials from " + where);
     }
 
+    for (const std::string& region : ctx.regions) {
+      if (!region_files.count(region)) ++out->report.skipped["region not in the EC2 region index"];
+    }
     std::set<std::string> priced_types;
     for (const auto& [region, file] : region_files) {
       if (!ctx.WantsRegion(region)) continue;
@@ -149,7 +152,6 @@ class AwsRefresher : public ProviderRefresher {
         software = -1, capacity = -1, lease = -1, purchase = -1, offering = -1, family = -1,
         license = -1, operation = -1;
     std::set<std::string> unknown_types;
-    int fetched_days = 0;
     reader.set_row_handler([&](const std::vector<std::string>& row, long line) {
       if (term < 0) {
         term = reader.Column("TermType");
@@ -219,7 +221,7 @@ class AwsRefresher : public ProviderRefresher {
     if (!response.ok()) return HttpStatusError("aws", request, response);
     s = reader.Finish();
     if (!s.ok()) return s;
-    fetched_days = response.fetched_days;
+    int fetched_days = response.fetched_days;
     std::string published = reader.publication_date().substr(0, 10);
     for (auto& [name, offer] : *offers) {
       offer.as_of_days = fetched_days;

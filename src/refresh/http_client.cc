@@ -93,11 +93,11 @@ Status FetchOk(HttpClient* http, std::string_view provider, const HttpRequest& r
                HttpResponse* response) {
   Status s = http->Send(request, response);
   if (!s.ok()) {
-    return Status(s.code() == Status::Code::kIOError
-                      ? Status::IOError(fmt::format("{}: {} {}: {}", provider, request.method,
-                                                    request.display_url(), s.message()))
-                      : Status::Corruption(fmt::format("{}: {} {}: {}", provider, request.method,
-                                                       request.display_url(), s.message())));
+    std::string message = fmt::format("{}: {} {}: {}", provider, request.method,
+                                      request.display_url(), s.message());
+    // A transport failure stays one (worth retrying later); anything else is bad input.
+    return s.code() == Status::Code::kIOError ? Status::IOError(message)
+                                              : Status::Corruption(message);
   }
   if (!response->ok()) return HttpStatusError(provider, request, *response);
   return Status::OK();
