@@ -38,6 +38,12 @@ struct CalibrationCase {
   // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s; FLOPs
   // per token over GPUs and peak for MFU).
   double throughput_scale = 1;
+  // The benchmark trains `num_gpus` copies that never synchronise (the harness launches several
+  // processes without wrapping the model for data parallelism): predicted as one GPU's
+  // throughput times the count.
+  bool independent_replicas = false;
+  // What the row's source leaves unstated and the loader assumed, for --cases.
+  std::string assumption;
 };
 
 struct SkippedRow {

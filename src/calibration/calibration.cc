@@ -107,7 +107,10 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
     if (model == "WaveGlow") units = 8000;
     else if (model == "Tacotron 2") units = 566;
     else if (model == "GNMT v2") units = 50;
-    int per_gpu = static_cast<int>(r.Number("batch_size_per_gpu", 1, 1e7) * units);
+    int per_gpu = static_cast<int>(r.Number("batch_size_per_gpu", 1, 1e7));
+    // The zoo's operators of these models describe one segment, utterance or sentence pair;
+    // the rows count audio samples, mel frames and tokens.
+    c.throughput_scale = units;
     std::vector<std::pair<std::string, std::string>> fields = {
         {"kind", "train"},
         {"model", model},
@@ -117,6 +120,20 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
         // data-parallel (DDP/Horovod-style) training.
         {"flash_attention", "false"},
         {"zero", "0"}};
+    std::string notes(r.Text("notes"));
+    if (c.num_gpus > 1 && model.rfind("Transformer-XL", 0) == 0) {
+      // Lambda's configs launch Transformer-XL without --multi_gpu ddp, and DLE's train.py then
+      // trains the model unwrapped in each process (para_model = model): no gradient all-reduce.
+      c.independent_replicas = true;
+      c.assumption = "independent replicas: DLE Transformer-XL without --multi_gpu ddp";
+    } else if (c.num_gpus > 1 && notes.find("_v2") == std::string::npos) {
+      // The v1 harness's multi-GPU runs lose throughput in proportion to the gradient bytes,
+      // unoverlapped, at a few GB/s on NVLink and PCIe systems alike: NCCL moving data through
+      // host memory rather than peer to peer (as in a container without a shared IPC
+      // namespace). The v2 runs (NGC 24.x) scale as their links allow.
+      c.hardware.peer_to_peer = false;
+      c.assumption = "Lambda v1 harness: NCCL through host memory (no peer to peer)";
+    }
     std::string task(r.Text("task"));
     static const std::regex kSeq(R"((?:seq_len|tgt_len) (\d+))");
     std::smatch m;
@@ -168,8 +185,11 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     long long seq_len = 0;
     bool has_seq = ParseInt(seq, &seq_len);
     if (method.find("llama.cpp") != std::string::npos) {
-      // llama-bench: batch 1, layers split over GPUs in turn.
+      // llama-bench: batch 1, layers split over GPUs in turn, FlashAttention off (its default
+      // in May 2024).
       fields.push_back({"kind", "inference"});
+      fields.push_back({"software", "llama.cpp"});
+      fields.push_back({"flash_attention", "false"});
       fields.push_back({"multi_gpu", "layers"});
       fields.push_back({"micro_batch", "1"});
       if (precision == "GGUF Q4_K_M") {
@@ -369,7 +389,9 @@ Status LoadLargeModelCases(const Catalog& catalog, const std::string& path,
 
 Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted) {
   Hardware hw;
-  Status s = ResolveHardware(catalog, c.hardware, &hw);
+  HardwareSpec spec = c.hardware;
+  if (c.independent_replicas) spec.gpus = 1;
+  Status s = ResolveHardware(catalog, spec, &hw);
   if (!s.ok()) return s;
   Estimate e;
   s = EstimateWorkload(catalog, c.workload, hw, &e);
@@ -377,7 +399,7 @@ Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* pre
   switch (c.family) {
     case MetricFamily::kTrainingThroughput:
     case MetricFamily::kLargeModelTraining:
-      *predicted = e.throughput * c.throughput_scale;
+      *predicted = e.throughput * c.throughput_scale * (c.independent_replicas ? c.num_gpus : 1);
       break;
     case MetricFamily::kLlmDecode:
       *predicted = e.serving ? 1.0 / e.serving->tpot_s : 0;

@@ -64,11 +64,19 @@ Status EstimateLlmServing(const LlmStepModel& im, const Workload& w, const Hardw
   if (e->memory.capacity_bytes == 0) e->memory = im.Memory(batch, resident);
   e->fits = e->fits && e->memory.fits();
   e->time.step_s = tpot;
-  e->time.memory_s = (im.weight_bytes() + batch * (prompt + output / 2) * im.kv_per_token()) /
-                     (im.rates().bandwidth_bytes_per_s * im.decode_bw_eff() *
-                      (w.layer_split ? 1 : std::max(1, hw.total_gpus())));
-  e->time.compute_s = std::max(0.0, tpot - e->time.memory_s);
-  e->bottleneck = e->time.memory_s > e->time.compute_s ? "memory bandwidth (decode)" : "compute";
+  PassTime decode = im.DecodeStep(batch, prompt + output / 2);
+  for (const auto& [name, g] : decode.groups) {
+    e->time.compute_s += g.compute_s;
+    e->time.memory_s += g.memory_s;
+    e->time.launch_s += g.overhead_s;
+  }
+  e->time.launch_s += std::max(0.0, decode.host_s - decode.device_s);
+  e->time.communication_s = std::max(0.0, tpot - decode.seconds());
+  e->bottleneck = e->time.memory_s >= std::max(e->time.compute_s, e->time.launch_s)
+                      ? "memory bandwidth (decode)"
+                  : e->time.launch_s > e->time.compute_s ? "kernel launches (decode)"
+                                                         : "compute";
+  e->notes.insert(e->notes.end(), im.notes().begin(), im.notes().end());
   e->throughput = s.tokens_per_s;
   e->throughput_unit = "tokens/s";
   double requests = w.samples > 0 ? w.samples : 10000;
@@ -83,16 +91,28 @@ Status EstimateLlmServing(const LlmStepModel& im, const Workload& w, const Hardw
                       w.weight_bits > 0 ? w.weight_bits : BytesPerWeight(w.precision) * 8));
   AddTerm(e, "KV cache per token", im.kv_per_token(), "bytes",
           "2 x layers x kv_heads x head_dim x 2 bytes");
-  AddTerm(e, "decode bandwidth efficiency", im.decode_bw_eff(), "",
-          im.decode_row() ? "fitted to " + im.decode_row()->fitted_to : "default");
-  AddTerm(e, "prefill compute efficiency", im.prefill_eff(), "",
-          im.prefill_row() ? "fitted to " + im.prefill_row()->fitted_to : "default");
+  const DeviceModel& d = im.device();
+  AddTerm(e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
+          fmt::format("{} achievable, of {:.0f} GB/s on the datasheet; {} kernels reach {:.2f} "
+                      "of it",
+                      d.name, d.datasheet_bandwidth / 1e9, im.stack().name,
+                      im.stack().stream_fraction));
+  AddTerm(e, "matrix rate", d.matrix_flops / 1e12, "TFLOP/s",
+          fmt::format("{} {} at the sustained clock; {} GEMMs reach {:.2f} of it", d.name,
+                      d.math_unit, im.stack().name, im.stack().gemm_fraction));
+  for (const auto& [name, g] : decode.groups) {
+    if (g.kernels <= 0) continue;
+    AddTerm(e, "decode operators: " + name, g.seconds() * 1e3, "ms/step",
+            fmt::format("{:.0f} kernels, {:.2f} GB moved", g.kernels, g.bytes / 1e9));
+  }
   AddTerm(e, "KV capacity", capacity, "tokens",
           fmt::format("({} x device memory - weights - workspace) / KV per token",
                       kPagedEngineMemoryShare));
   AddTerm(e, "batch", batch, "sequences", "min(KV capacity / resident tokens, 256, TPOT target)");
-  AddTerm(e, "time per output token", tpot * 1e3, "ms", "weights + KV bytes / bandwidth + FLOPs / peak");
-  AddTerm(e, "time to first token", s.ttft_s * 1e3, "ms", "prefill FLOPs / (peak x efficiency) + one step");
+  AddTerm(e, "time per output token", tpot * 1e3, "ms",
+          "one token's operators for the batch: weight and KV-cache reads, kernel launches");
+  AddTerm(e, "time to first token", s.ttft_s * 1e3, "ms",
+          "the prompt's forward operators + one decode step");
   return Status::OK();
 }
 

@@ -1,15 +1,21 @@
-// The per-step physics of language-model inference on one hardware choice: how long a prefill
-// of some prompts and one decode step of some sequences take, how much memory weights, KV cache
-// and workspace need, and how many KV tokens fit. The serving layer (batching, queueing,
-// replicas: llm_serving.cc) and batch inference build on these figures; they hold no policy.
+// The per-step physics of language-model inference on one hardware choice, from the same
+// device model and operator timing as training: a prefill is the forward pass of the prompts'
+// operators; a decode step is one token's operators for each sequence in the batch, where the
+// weight reads (at the weights' format) and the key/value-cache reads dominate and every
+// kernel's launch shows. Tensor parallelism divides the work and adds two all-reduces per
+// layer; a layer split (llama.cpp's default over several GPUs) runs the GPUs' layers one after
+// another. The serving layer (batching, queueing, replicas: llm_serving.cc) and batch inference
+// build on these figures; they hold no policy.
 #ifndef CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 #define CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 
-#include <algorithm>
-#include <cmath>
+#include <string>
+#include <vector>
 
+#include "estimate/communication.h"
+#include "estimate/device_model.h"
 #include "estimate/estimate_internal.h"
-#include "estimate/transformer_math.h"
+#include "estimate/op_timing.h"
 
 namespace cloudfit {
 
@@ -19,126 +25,44 @@ inline constexpr double kPrefillBatchTokens = 2048;  // llama.cpp's default n_ba
 
 class LlmStepModel {
  public:
-  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
-      : w_(w), hw_(hw), m_(w.model) {
-    rates_ = WorkloadRates(w, hw);
-    devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
-    const EfficiencyTable& eff = catalog.efficiency();
-    decode_bw_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, rates_.precision_key,
-                                "llm_decode", 0.7, &decode_row_);
-    prefill_eff_ = eff.Lookup("compute_efficiency", rates_.architecture, rates_.precision_key,
-                              "llm_prefill", 0.5, &prefill_row_);
-    forward_eff_ = ClassComputeEfficiency(eff, rates_, ComputeClass(m_));
-    bandwidth_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "*", 0.8);
-    flops_per_byte_ = eff.Lookup("flops_per_byte", "*", "*", ComputeClass(m_), 50);
-    layer_latency_s_ = eff.Lookup("layer_split_hop_s", "*", "*", "*", 1e-4);
-    double bits = w.weight_bits > 0 ? w.weight_bits : BytesPerWeight(w.precision) * 8;
-    weight_bytes_ = m_.params * bits / 8;
-    kv_per_token_ = KvCacheBytesPerToken(m_, 2);
-  }
+  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw);
 
-  bool language_model() const {
-    return m_.family == "decoder" || m_.family == "moe" || m_.family == "encoder-decoder" ||
-           (m_.family == "speech" && m_.layers > 0);
-  }
-
+  bool language_model() const;
   // Devices that share one copy of the weights.
   int shards() const { return devices_; }
-
   double WeightsPerDevice() const { return weight_bytes_ / shards(); }
 
   // One decode step for `batch` sequences at `context` tokens each.
-  double DecodeStepSeconds(double batch, double context) const {
-    double flops = batch * (2 * NonEmbeddingParams(m_) + 2.0 * m_.hidden * m_.vocab +
-                            4.0 * m_.layers * context * m_.hidden);
-    double bytes = weight_bytes_ + batch * context * kv_per_token_;
-    double compute = flops / (rates_.peak_flops * devices_ * prefill_eff_);
-    if (w_.layer_split) {
-      // Layers run one GPU after another: each GPU streams its share of the bytes in turn, so
-      // the time is that of one GPU reading everything, plus a hand-off per GPU boundary.
-      return bytes / (rates_.bandwidth_bytes_per_s * decode_bw_eff_) + compute * devices_ +
-             (devices_ - 1) * layer_latency_s_;
-    }
-    double memory = bytes / (rates_.bandwidth_bytes_per_s * devices_ * decode_bw_eff_);
-    double comm = 0;
-    if (devices_ > 1 && hw_.has_gpu()) {
-      // Two all-reduces of the hidden state per layer; small messages, latency-bound.
-      double per_allreduce = 2.0 * (devices_ - 1) / devices_ * batch * m_.hidden * 2 /
-                             hw_.intra_node_bytes_per_s;
-      comm = 2.0 * m_.layers * (per_allreduce + layer_latency_s_ / 10);
-    }
-    return compute + memory + comm;
-  }
-
+  double DecodeStepSeconds(double batch, double context) const;
+  PassTime DecodeStep(double batch, double context) const;
   // Prefill of `batch` prompts of `tokens` each.
-  double PrefillSeconds(double batch, double tokens) const {
-    double flops = batch * tokens * ForwardFlopsPerToken(m_, tokens, true);
-    if (w_.layer_split && devices_ > 1) {
-      // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
-      // default n_ubatch is 512 tokens), so the stages overlap once there are several: a
-      // pipeline of k chunks over n stages takes (k + n - 1) / (k * n) of the serial time.
-      // The pipeline fills within one logical batch (llama.cpp's n_batch, 2048 tokens), so a
-      // longer prompt is several pipelines run one after another.
-      double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
-      double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
-      double serial = flops / (rates_.peak_flops * prefill_eff_) +
-                      weight_bytes_ / (rates_.bandwidth_bytes_per_s * bandwidth_eff_) *
-                          std::ceil(total_chunks / per_batch);
-      return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
-             total_chunks * (devices_ - 1) * layer_latency_s_;
-    }
-    double compute = flops / (rates_.peak_flops * devices_ * prefill_eff_);
-    double memory = weight_bytes_ / (devices_ * rates_.bandwidth_bytes_per_s * bandwidth_eff_);
-    return compute + memory;
-  }
+  double PrefillSeconds(double batch, double tokens) const;
 
-  MemoryBreakdown Memory(double batch, double context) const {
-    MemoryBreakdown mem;
-    mem.capacity_bytes = rates_.memory_bytes;
-    mem.weights_bytes = WeightsPerDevice();
-    mem.kv_cache_bytes = batch * context * kv_per_token_ / shards();
-    // Working set of one layer during prefill (chunked at 2,048 tokens) and the last-token
-    // logits in fp32.
-    double chunk = std::min<double>(context, 2048);
-    ActivationOptions o;
-    o.flash_attention = true;
-    o.dropout = false;
-    mem.activations_bytes = LayerActivationBytes(m_, chunk, 1, o) +
-                            batch * static_cast<double>(m_.vocab) * 4;
-    if (devices_ > 1) mem.comm_buffers_bytes = kNcclBufferBytes;
-    if (hw_.has_gpu()) mem.runtime_bytes = kCudaRuntimeBytes;
-    return mem;
-  }
-
+  MemoryBreakdown Memory(double batch, double context) const;
   // Tokens of KV cache a paged engine can hold on each device after weights and workspace.
-  double KvCapacityTokens() const {
-    MemoryBreakdown fixed = Memory(1, 0);
-    double budget = rates_.memory_bytes * kPagedEngineMemoryShare - fixed.total_bytes();
-    return std::max(0.0, budget) / (kv_per_token_ / shards());
-  }
+  double KvCapacityTokens() const;
 
-  const DeviceRates& rates() const { return rates_; }
+  const DeviceModel& device() const { return device_; }
+  const StackProfile& stack() const { return stack_; }
   double weight_bytes() const { return weight_bytes_; }
   double kv_per_token() const { return kv_per_token_; }
-  double decode_bw_eff() const { return decode_bw_eff_; }
-  double prefill_eff() const { return prefill_eff_; }
-  double forward_eff() const { return forward_eff_; }
-  double bandwidth_eff() const { return bandwidth_eff_; }
-  double flops_per_byte() const { return flops_per_byte_; }
-  const EfficiencyFactor* decode_row() const { return decode_row_; }
-  const EfficiencyFactor* prefill_row() const { return prefill_row_; }
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
+  // Seconds of the per-layer collectives of tensor parallelism for `tokens` tokens.
+  double TensorParallelSeconds(double tokens) const;
+
   const Workload& w_;
   const Hardware& hw_;
   const Model& m_;
-  DeviceRates rates_;
+  DeviceModel device_;
+  StackProfile stack_;
+  CommunicationModel comm_;
   int devices_ = 1;
-  double decode_bw_eff_ = 0.7, prefill_eff_ = 0.5, forward_eff_ = 0.5, bandwidth_eff_ = 0.8;
-  double flops_per_byte_ = 50, layer_latency_s_ = 1e-4;
-  const EfficiencyFactor* decode_row_ = nullptr;
-  const EfficiencyFactor* prefill_row_ = nullptr;
-  double weight_bytes_ = 0, kv_per_token_ = 0;
+  double weight_bytes_ = 0;
+  double kv_per_token_ = 0;
+  double layer_hop_s_ = 0;  // hand-off between GPUs of a layer split, per boundary
+  std::vector<std::string> notes_;
 };
 
 // Serving and batch inference of a language model: batch, time to first token, time per output
