@@ -95,6 +95,8 @@ def check(net, zoo_row, expected_params, params_source):
     for r in net.rows:
         if r["op"] in labels:
             problems.append(f"op label used twice: {r['op']!r}")
+        if "," in r["op"]:
+            problems.append(f"op label has a comma (keep labels simple to split): {r['op']!r}")
         labels[r["op"]] = r
         if r["repeats"] < 1 or r["groups"] < 1:
             problems.append(f"{r['op']}: repeats and groups must be >= 1")

@@ -160,7 +160,7 @@ def flux():
     net.mem("elementwise", "RoPE cos/sin tables", 3 * n, 2 * n * hd, True)
 
     def modulate(tag, x, spatial):
-        net.mem("elementwise", f"{tag} modulate (scale, shift)", x.e, x.e, spatial, 2,
+        net.mem("elementwise", f"{tag} modulate (scale + shift)", x.e, x.e, spatial, 2,
                 "x * (1 + scale) + shift: two kernels")
 
     def rms(tag, x, spatial):
@@ -175,9 +175,9 @@ def flux():
             for _ in ("q", "k", "v"):
                 net.linear(f"{tag} {label} to_q/to_k/to_v", x.h, c, c, spatial=spatial)
             for _ in ("q", "k"):
-                rms(f"{tag} {label} RMSNorm q, k", x, spatial)
+                rms(f"{tag} {label} RMSNorm q+k", x, spatial)
         if len(streams) > 1:
-            net.mem("elementwise", f"{tag} concat text+image q, k, v", 3 * N.e, 3 * N.e,
+            net.mem("elementwise", f"{tag} concat text+image q+k+v", 3 * N.e, 3 * N.e,
                     repeats=1)
         net.mem("elementwise", f"{tag} RoPE on q and k", N.e + 2 * n * hd, N.e, repeats=2)
         net.attention(f"{tag} joint", heads, n, n, hd)
@@ -196,8 +196,8 @@ def flux():
     for _ in range(19):
         tag = "double blocks1-19"
         for label, x, spatial in (("image", I, True), ("text", T, False)):
-            net.act(f"{tag} adaLN silu(temb) (image, text)", Map(c, 1), False)
-            net.linear(f"{tag} adaLN modulation linears (image, text)", 1, c, 6 * c,
+            net.act(f"{tag} adaLN silu(temb) (image + text)", Map(c, 1), False)
+            net.linear(f"{tag} adaLN modulation linears (image + text)", 1, c, 6 * c,
                        notes="per sample (M = batch): weight-bandwidth bound")
             net.norm(f"{tag} {label} norm1 LayerNorm", x, affine=False, spatial=spatial)
             modulate(f"{tag} {label} norm1", x, spatial)

@@ -142,7 +142,7 @@ def tacotron2():
     net.mem("elementwise", "step: concat decoder hidden + context", 1536, 1536, False, frames)
     net.linear("step: mel projection", 1, 1536, mel, bias=True, **seq)
     net.linear("step: gate projection", 1, 1536, 1, bias=True, **seq)
-    net.mem("elementwise", "stack step outputs (mel, gate, alignments)",
+    net.mem("elementwise", "stack step outputs (mel + gate + alignments)",
             frames * (mel + 1 + chars), frames * (mel + 1 + chars), False)
     x = Map(mel, frames)
     for i, cout in enumerate((512, 512, 512, 512, mel), 1):
@@ -155,7 +155,7 @@ def tacotron2():
         net.dropout(f"{tag} dropout", y, False)
         x = y
     net.add("postnet residual add", x, False, notes="mel + postnet correction")
-    net.loss("MSE (decoder, postnet) + gate BCE", 4 * frames * mel + 2 * frames, 3,
+    net.loss("MSE (decoder + postnet) + gate BCE", 4 * frames * mel + 2 * frames, 3,
              notes="two mel MSEs against the target, stop-token BCE")
     return net
 
@@ -221,9 +221,9 @@ def ncf():
     net = Net("NCF (NeuMF)", DLE_NCF, "SAMPLE = one (user, item) pair (positives and sampled "
               "negatives alike), MovieLens-20M, DLE defaults: 64 GMF factors, MLP 256-256-128-64, "
               "dropout 0.5. Embedding gradients are dense (nn.Embedding, sparse=False).")
-    net.mem("embedding", "GMF user, item embedding lookups", mf, mf, False, 2,
+    net.mem("embedding", "GMF user+item embedding lookups", mf, mf, False, 2,
             f"tables {users} and {items} x {mf}, one gather each")
-    net.mem("embedding", "MLP user, item embedding lookups", layers[0] // 2, layers[0] // 2,
+    net.mem("embedding", "MLP user+item embedding lookups", layers[0] // 2, layers[0] // 2,
             False, 2, f"tables x {layers[0] // 2}, one gather each")
     net.params += (users + items) * (mf + layers[0] // 2)
     net.mem("elementwise", "GMF product", 2 * mf, mf, False)
