@@ -9,6 +9,8 @@ packages=(
   chromium nodejs
   # `cloudfit probe` measures CPU GEMM through OpenBLAS when present (opened at run time).
   libopenblas0-pthread
+  # tools/derive_operators.py (standard library only) checks data/operators.csv in ctest.
+  python3
 )
 # Some machines carry npm inside a nodejs build of their own; ask Debian for it only when absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
