@@ -44,6 +44,13 @@ bool IsMatrixKind(OpKind kind);
 // conv, attention, normalization, activation, elementwise, softmax, embedding, loss, recurrent.
 std::string_view OpGroupName(OpKind kind);
 
+// Which runs execute an operator.
+enum class OpWhen {
+  kAlways,
+  kTraining,          // dropout, stochastic depth, the loss: not at inference
+  kUnfusedAttention,  // the score matrix's softmax: gone with a fused attention kernel
+};
+
 // One operator of a forward pass, per sample. Matrix kinds give m, n, k (and groups); the other
 // kinds give the activation elements they read and write. Counts are per repeat.
 struct Operator {
@@ -52,8 +59,11 @@ struct Operator {
   double m = 0, n = 0, k = 0;
   double groups = 1;
   double repeats = 1;
+  // Activation elements read and written per sample per repeat (matrix kinds may give them too:
+  // a convolution's real input and output, which its m x k view overstates).
   double read_elements = 0;
   double written_elements = 0;
+  OpWhen when = OpWhen::kAlways;
   // m and the element counts scale with the square of the input resolution (feature maps).
   bool spatial = false;
   // Weights that receive gradients; false for a frozen base under LoRA and for activation x

@@ -49,6 +49,14 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
                          "pooling, resize, embedding, loss, lstm_cell");
     }
     op.spatial = r.YesNo("spatial");
+    // Matrix products over feature maps are convolutions (cuDNN implicit GEMM).
+    if (op.kind == OpKind::kGemm && op.spatial) op.kind = OpKind::kConv;
+    std::string when = ToLower(r.Text("when"));
+    if (when == "training") op.when = OpWhen::kTraining;
+    else if (when == "unfused-attention") op.when = OpWhen::kUnfusedAttention;
+    else if (!when.empty() && r.status().ok()) {
+      r.Fail("when", "'" + when + "' is not training or unfused-attention (or empty: always)");
+    }
     op.repeats = Whole(&r, "repeats", 1);
     op.groups = Whole(&r, "groups", 1);
     op.m = r.OptionalNumber("m", 0, 1e12).value_or(0);
@@ -62,7 +70,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
       r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k",
              "a matrix operator needs m, n and k above 0");
     }
-    if (r.status().ok() && !IsMatrixKind(op.kind) &&
+    if (r.status().ok() && !IsMatrixKind(op.kind) && op.kind != OpKind::kDepthwise &&
         op.read_elements + op.written_elements <= 0) {
       r.Fail("read_elements", "a memory-bound operator needs the elements it reads or writes");
     }

@@ -30,7 +30,7 @@ Status ForwardInference(const LlmStepModel& im, const Workload& w, const Hardwar
     o.head = TransformerHead::kClassifier;
     ops = TransformerOperators(m, o);
   } else {
-    ops = DataModelOperators(m, &e->notes);
+    ops = OperatorsForRun(DataModelOperators(m, &e->notes), false, w.flash_attention);
   }
   double scale = 1;
   if (w.resolution > 0 && m.resolution > 0) scale = std::pow(double(w.resolution) / m.resolution, 2);

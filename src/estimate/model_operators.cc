@@ -27,4 +27,16 @@ std::vector<Operator> DataModelOperators(const Model& m, std::vector<std::string
   return {conv, traffic};
 }
 
+std::vector<Operator> OperatorsForRun(const std::vector<Operator>& ops, bool training,
+                                      bool flash_attention) {
+  std::vector<Operator> out;
+  out.reserve(ops.size());
+  for (const Operator& op : ops) {
+    if (op.when == OpWhen::kTraining && !training) continue;
+    if (op.when == OpWhen::kUnfusedAttention && flash_attention) continue;
+    out.push_back(op);
+  }
+  return out;
+}
+
 }  // namespace cloudfit

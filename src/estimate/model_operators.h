@@ -13,6 +13,11 @@ namespace cloudfit {
 
 std::vector<Operator> DataModelOperators(const Model& m, std::vector<std::string>* notes);
 
+// The operators a run executes: training keeps dropout and the loss; a fused attention kernel
+// drops the score matrix's unfused softmax.
+std::vector<Operator> OperatorsForRun(const std::vector<Operator>& ops, bool training,
+                                      bool flash_attention);
+
 }  // namespace cloudfit
 
 #endif  // CLOUDFIT_ESTIMATE_MODEL_OPERATORS_H_

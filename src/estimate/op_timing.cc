@@ -177,17 +177,26 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
       case OpKind::kGemmSequential: {
         double fraction = op.kind == OpKind::kConv ? stack.conv_fraction : stack.gemm_fraction;
         double m = op.m * scale * batch;
+        // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
+        auto real_traffic = [&](Kernel k) {
+          if (op.read_elements <= 0) return k;
+          double weights = op.n * op.k * op.groups * device.weight_bytes;
+          k.bytes = (op.read_elements + op.written_elements) * scale * batch *
+                        device.activation_bytes + weights;
+          k.memory_s = k.bytes / (device.bandwidth * stack.stream_fraction);
+          return k;
+        };
         if (!backward) {
-          AddKernels(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack), repeats,
-                     stack, &g, &out);
+          AddKernels(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)),
+                     repeats, stack, &g, &out);
           break;
         }
         // The gradient of the input, then the gradient of the weights (reduced over M).
-        AddKernels(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack), repeats, stack,
-                   &g, &out);
+        AddKernels(real_traffic(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack)),
+                   repeats, stack, &g, &out);
         if (op.trainable) {
-          AddKernels(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack), repeats,
-                     stack, &g, &out);
+          AddKernels(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
+                     repeats, stack, &g, &out);
         }
         break;
       }

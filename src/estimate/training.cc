@@ -93,7 +93,7 @@ class TrainingEstimator {
       return TransformerOperators(m, o);
     }
     std::vector<std::string> unused;
-    return DataModelOperators(m, &unused);
+    return OperatorsForRun(DataModelOperators(m, &unused), true, w.flash_attention);
   }
 
   TimeBreakdown StepTime(const Layout& l, std::string* bottleneck, PassTime* passes) const {

@@ -89,9 +89,11 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     double elements = 0;
     for (const Operator& op : m.operators) {
       double scale = op.spatial ? s.spatial_scale : 1;
-      double out = IsMatrixKind(op.kind) && op.kind != OpKind::kFusedAttention
-                       ? op.m * op.n * op.groups * std::max(1.0, op.repeats)
-                       : op.written_elements * std::max(1.0, op.repeats);
+      if (op.when == OpWhen::kUnfusedAttention && w.flash_attention) continue;
+      double written = op.written_elements > 0 || !IsMatrixKind(op.kind)
+                           ? op.written_elements
+                           : op.m * op.n * op.groups;
+      double out = written * std::max(1.0, op.repeats);
       elements += out * scale;
     }
     double per_sample = elements * s.device.activation_bytes;
