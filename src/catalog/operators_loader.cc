@@ -49,8 +49,6 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
                          "pooling, resize, embedding, loss, lstm_cell");
     }
     op.spatial = r.YesNo("spatial");
-    // Matrix products over feature maps are convolutions (cuDNN implicit GEMM).
-    if (op.kind == OpKind::kGemm && op.spatial) op.kind = OpKind::kConv;
     std::string when = ToLower(r.Text("when"));
     if (when == "training") op.when = OpWhen::kTraining;
     else if (when == "unfused-attention") op.when = OpWhen::kUnfusedAttention;

@@ -56,6 +56,12 @@ CommunicationModel BuildCommunicationModel(const EfficiencyTable& efficiency,
   c.nodes = std::max(1, hw.nodes);
   c.intra = Link(efficiency, IntraGroup(hw.intra_link), hw.intra_node_bytes_per_s,
                  hw.intra_node_link.empty() ? "-" : hw.intra_node_link);
+  if (hw.intra_link == IntraNodeLink::kPcieHost) {
+    // NCCL through host memory: copies to and from pinned host buffers and a proxy thread, at a
+    // rate the PCIe link does not set (measured runs reach a few GB/s on gen 3 and gen 4 alike).
+    c.intra.bus_bytes_per_s = efficiency.Lookup("bus_bandwidth_gbps", "*", "host-staged", 5) * 1e9;
+    c.intra.overlaps_compute = false;
+  }
   std::string fabric = InterGroup(hw.interconnect);
   c.inter = Link(efficiency, fabric, hw.inter_node_bytes_per_s,
                  fmt::format("{} {:.0f} Gbit/s", fabric, hw.inter_node_bytes_per_s * 8 / 1e9));
@@ -103,6 +109,10 @@ GradientSync DataParallelGradientSync(const CommunicationModel& comm, double gra
   g.buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / bucket_bytes)));
   double per_bucket = AllReduceSeconds(comm, gradient_bytes / g.buckets, ranks);
   g.seconds = per_bucket * g.buckets;
+  if (!comm.intra.overlaps_compute) {
+    g.exposed_s = g.seconds;
+    return g;
+  }
   // The first bucket is ready once backward has produced its gradients; the collectives then
   // run beside the rest of backward. Whatever does not fit in that window, and at least the
   // last bucket (which has nothing left to hide behind), is exposed.

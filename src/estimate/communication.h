@@ -18,6 +18,9 @@ struct LinkPerformance {
   std::string name;          // "NVLink", "PCIe gen 4 via host", "EFA 400 Gbit/s", ...
   double bus_bytes_per_s = 0;  // what a ring collective moves per direction per rank
   double latency_s = 0;        // per ring step
+  // Whether collectives on it run beside computation. Through host memory they do not: the
+  // measured multi-GPU runs on such links lose the whole transfer time (docs/estimation.md).
+  bool overlaps_compute = true;
 };
 
 struct CommunicationModel {

@@ -43,7 +43,7 @@ Status ForwardInference(const LlmStepModel& im, const Workload& w, const Hardwar
   // Image generation runs a few images at a time; classifiers batch deeply.
   int batch = w.micro_batch > 0 ? w.micro_batch : (m.family == "diffusion" ? 1 : 32);
   int devices = hw.has_gpu() ? hw.total_gpus() : 1;
-  PassTime pass = TimePass(ops, batch, Pass::kForward, im.device(), im.stack(), scale);
+  PassTime pass = TimePass(ops, batch, Pass::kInference, im.device(), im.stack(), scale);
   for (const auto& [name, g] : pass.groups) {
     e->time.compute_s += g.compute_s * passes;
     e->time.memory_s += g.memory_s * passes;

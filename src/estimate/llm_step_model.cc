@@ -62,7 +62,7 @@ PassTime LlmStepModel::DecodeStep(double batch, double context) const {
   o.causal = false;
   o.head = TransformerHead::kLogits;
   o.embeddings = true;
-  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kForward, device_, stack_);
+  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
   return t;
 }
 
@@ -84,7 +84,7 @@ double LlmStepModel::PrefillSeconds(double batch, double tokens) const {
   o.flash_attention = w_.flash_attention;
   o.causal = true;
   o.head = TransformerHead::kLogits;
-  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kForward, device_, stack_);
+  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
   if (w_.layer_split && devices_ > 1) {
     // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
     // default n_ubatch is 512 tokens), so the stages overlap once there are several: a

@@ -68,10 +68,11 @@ Kernel Matmul(double m, double n, double k, double count, double fraction, bool 
           ((m * k + m * n) * device.activation_bytes + k * n * b_bytes) * count};
 }
 
-Kernel Stream(double elements, double element_bytes, double fraction, const DeviceModel& device) {
+Kernel Stream(double elements, double element_bytes, double fraction, const DeviceModel& device,
+              const StackProfile& stack) {
   Kernel k;
   k.bytes = elements * element_bytes;
-  k.memory_s = k.bytes / (device.bandwidth * fraction);
+  k.memory_s = k.bytes / StackBandwidth(device, stack, fraction);
   return k;
 }
 
@@ -132,9 +133,18 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
   p.attention_fraction = get("attention_fraction", unit, p.attention_fraction);
   p.stream_fraction = get("stream_fraction", "*", p.stream_fraction);
   p.reduction_fraction = get("reduction_fraction", "*", p.reduction_fraction);
+  p.sm_bytes_per_s = get("sm_bandwidth_gbps", "gpu", 0) * 1e9;
   p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
   p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
   return p;
+}
+
+double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction) {
+  double bw = device.bandwidth * fraction;
+  if (device.gpu && stack.sm_bytes_per_s > 0 && device.sm_count > 0) {
+    bw = std::min(bw, device.sm_count * stack.sm_bytes_per_s);
+  }
+  return bw;
 }
 
 void PassTime::Add(const PassTime& other) {
@@ -159,7 +169,7 @@ MatmulTime TimeMatmul(double m, double n, double k, double count, double fractio
   double fill = WaveFill(m, n, k, count, device);
   t.compute_s = 2 * m * n * k * count / (rate_flops * fraction * fill);
   double bytes = ((m * k + m * n) * element_bytes + k * n * b_element_bytes) * count;
-  t.memory_s = bytes / (device.bandwidth * stack.stream_fraction);
+  t.memory_s = bytes / StackBandwidth(device, stack, stack.stream_fraction);
   return t;
 }
 
@@ -183,7 +193,7 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
           double weights = op.n * op.k * op.groups * device.weight_bytes;
           k.bytes = (op.read_elements + op.written_elements) * scale * batch *
                         device.activation_bytes + weights;
-          k.memory_s = k.bytes / (device.bandwidth * stack.stream_fraction);
+          k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
           return k;
         };
         if (!backward) {
@@ -214,8 +224,37 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
         // Reads queries, keys and values and writes the output (backward: and their gradients).
         k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch *
                   device.activation_bytes * (backward ? 2 : 1);
-        k.memory_s = k.bytes / (device.bandwidth * stack.stream_fraction);
+        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
         AddKernels(k, repeats, stack, &g, &out);
+        break;
+      }
+      case OpKind::kLoss: {
+        // Softmax cross-entropy: under mixed precision the logits are cast to FP32 (read 2,
+        // write 4 bytes), log-softmax reads them twice (maximum, then sum) and writes them, and
+        // the gather reads a few; backward writes the FP32 gradient from the saved output and
+        // casts it back to 16 bits. In FP32 the casts go away.
+        bool mixed = device.activation_bytes < 4;
+        double per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
+        double kernels = mixed ? 3 : 2;
+        Kernel k;
+        k.bytes = op.read_elements * scale * batch * per_element / kernels;
+        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.reduction_fraction);
+        AddKernels(k, repeats * kernels, stack, &g, &out);
+        break;
+      }
+      case OpKind::kNorm: {
+        // Batch and group normalisation over feature maps take two passes in training: the
+        // statistics, then the normalisation (cuDNN, PyTorch); backward reads the input and the
+        // gradient once for the parameter gradients and again for the input's. Normalisation
+        // over a hidden dimension (layer norm, RMS norm) fits in one pass per row.
+        double read = op.read_elements * scale * batch;
+        double written = op.written_elements * scale * batch;
+        bool two_pass = op.spatial && pass != Pass::kInference;
+        double bytes_read = backward ? (read + written) * (two_pass ? 2 : 1) : read * (two_pass ? 2 : 1);
+        double bytes_written = backward ? read : written;
+        Kernel k = Stream(bytes_read + bytes_written, device.activation_bytes,
+                          stack.reduction_fraction, device, stack);
+        AddKernels(k, repeats * (two_pass ? 2 : 1), stack, &g, &out);
         break;
       }
       default: {
@@ -227,12 +266,10 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
           read = bread;
           written = bwritten;
         }
-        bool reduces = op.kind == OpKind::kNorm || op.kind == OpKind::kSoftmax ||
-                       op.kind == OpKind::kLoss;
-        // Mixed precision computes the loss's softmax in FP32 (autocast's fp32 list).
-        double element_bytes = op.kind == OpKind::kLoss ? 4 : device.activation_bytes;
-        Kernel k = Stream(read + written, element_bytes,
-                          reduces ? stack.reduction_fraction : stack.stream_fraction, device);
+        bool reduces = op.kind == OpKind::kSoftmax;
+        Kernel k = Stream(read + written, device.activation_bytes,
+                          reduces ? stack.reduction_fraction : stack.stream_fraction, device,
+                          stack);
         if (op.kind == OpKind::kDepthwise) k.flops = op.flops() * scale * batch / repeats;
         AddKernels(k, repeats, stack, &g, &out);
         break;

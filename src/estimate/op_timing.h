@@ -26,6 +26,10 @@ struct StackProfile {
   double attention_fraction = 0.5;  // fused attention (FlashAttention-style) kernels
   double stream_fraction = 0.9;     // elementwise kernels, of the achievable bandwidth
   double reduction_fraction = 0.7;  // normalisation, softmax, loss (kernels that reduce)
+  // Memory throughput one SM sustains in this stack's memory-bound kernels: the bytes they keep
+  // in flight per SM over the memory latency (Little's law). A device with more bandwidth per SM
+  // than this (HBM parts) is limited by it; 0 = no limit.
+  double sm_bytes_per_s = 0;
   double kernel_gap_s = 3e-6;       // device idle between kernels
   double dispatch_s = 10e-6;        // host time to launch one operator
   // The data rows behind the figures, for --explain ("gemm_fraction: fitted to ...").
@@ -34,7 +38,9 @@ struct StackProfile {
 StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
                               const DeviceModel& device);
 
-enum class Pass { kForward, kBackward, kRecompute };
+// kForward and kRecompute are the training forward pass (batch statistics, loss); kInference is
+// a forward pass that keeps neither.
+enum class Pass { kForward, kBackward, kRecompute, kInference };
 
 struct GroupTime {
   double compute_s = 0;   // kernels bound by arithmetic
@@ -59,6 +65,10 @@ struct PassTime {
 // sizes of spatial operators (resolution / the model's resolution, squared).
 PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
                   const DeviceModel& device, const StackProfile& stack, double spatial_scale = 1);
+
+// The memory bandwidth a stack's kernels reach on a device: the achievable bandwidth times the
+// fraction, but no more than the SMs can keep in flight.
+double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction);
 
 // One matrix multiply of count x (M x K) x (K x N), for callers outside a model's operator list
 // (the optimizer, the LM head of a decode step): compute and memory seconds, the larger wins.

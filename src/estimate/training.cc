@@ -148,7 +148,7 @@ class TrainingEstimator {
                       trainable_on_device * 4 / pcie;
     } else {
       t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w.optimizer) /
-                      (s_.device.bandwidth * s_.stack.stream_fraction);
+                      StackBandwidth(s_.device, s_.stack, s_.stack.stream_fraction);
     }
 
     if (hw.has_gpu() && l.data_parallel > 1) {

@@ -4,7 +4,7 @@ Every layer helper states what the reference kernels read and write per sample."
 
 from dataclasses import dataclass
 
-FLOP_KINDS = {"gemm", "gemm_sequential", "attention", "depthwise"}
+FLOP_KINDS = {"gemm", "conv", "gemm_sequential", "attention", "depthwise"}
 MEMORY_KINDS = {"norm", "activation", "elementwise", "softmax", "pooling", "resize",
                 "embedding", "loss", "lstm_cell"}
 TRAINING_ONLY = "training only: "  # notes prefix of rows that inference skips (dropout, ...)
@@ -70,7 +70,7 @@ class Net:
         p = (k - 1) // 2 * d if p is None else p
         kw = k if dims == 2 else 1
         y = Map(cout, conv_out(x.h, k, s, p, d), conv_out(x.w, k, s, p, d) if dims == 2 else 1)
-        kind = "depthwise" if groups > 1 and groups == x.c else "gemm"
+        kind = "depthwise" if groups > 1 and groups == x.c else "conv"
         self.row(op, kind, dims == 2, m=y.h * y.w, n=cout // groups, k=x.c // groups * k * kw,
                  groups=groups, read=x.e, written=y.e, notes=notes)
         self.params += cout * (x.c // groups) * k * kw + (cout if bias else 0)

@@ -173,7 +173,7 @@ def waveglow():
               "recomputes every WN weight (~261M elements) once per step, whatever the batch.",
               units=segment, unit="audio sample")
     up_len = (frames - 1) * 256 + 1024
-    net.row("upsample ConvTranspose1d 80->80 k1024/256", "gemm", False, m=frames, n=80 * 1024,
+    net.row("upsample ConvTranspose1d 80->80 k1024/256", "conv", False, m=frames, n=80 * 1024,
             k=80, read=80 * frames, written=80 * up_len,
             notes="as a GEMM over input frames, then col2im overlap-add; trimmed to 8000")
     net.params += 80 * 80 * 1024 + 80
@@ -190,7 +190,7 @@ def waveglow():
         x = Map(ch, t)
         for i in range(wn_layers):
             lt = f"{tag} WN layers"
-            net.row(f"{lt} in_layer k3 (dilation 1-128)", "gemm", False, m=t, n=2 * ch,
+            net.row(f"{lt} in_layer k3 (dilation 1-128)", "conv", False, m=t, n=2 * ch,
                     k=3 * ch, read=x.e, written=2 * x.e, notes="dilated conv as implicit GEMM")
             net.params += 3 * ch * 2 * ch + 2 * ch + 2 * ch
             net.linear(f"{lt} cond_layer 1x1 (mel 640)", t, mel * group, 2 * ch, bias=True)

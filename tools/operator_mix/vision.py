@@ -280,7 +280,7 @@ def unet():
     net.dropout("bottom dropout", x)
     for i, c in enumerate((512, 256, 128, 64), 1):
         y = Map(c, 2 * x.h, 2 * x.w)
-        net.row(f"up{i} up-conv 2x2", "gemm", True, m=x.h * x.w, n=4 * c, k=x.c, read=x.e,
+        net.row(f"up{i} up-conv 2x2", "conv", True, m=x.h * x.w, n=4 * c, k=x.c, read=x.e,
                 written=y.e, notes="transposed conv 2x2/2 as a GEMM over input positions")
         net.params += x.c * c * 4 + c
         skip = skips.pop()
