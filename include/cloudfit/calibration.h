@@ -44,6 +44,9 @@ struct CalibrationCase {
   bool independent_replicas = false;
   // What the row's source leaves unstated and the loader assumed, for --cases.
   std::string assumption;
+  // Rows a bottleneck the estimator does not represent decides are scored but never fitted,
+  // so they cannot bend the parameters that describe everything else.
+  bool fitted = true;
 };
 
 struct SkippedRow {

@@ -182,7 +182,7 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
   for (const FitParameter& p : Parameters()) {
     Active a{&p, {}};
     for (size_t i : pool) {
-      if (p.applies(cases[i], units[i])) a.cases.push_back(i);
+      if (cases[i].fitted && p.applies(cases[i], units[i])) a.cases.push_back(i);
     }
     if (a.cases.empty()) continue;
     scored.insert(a.cases.begin(), a.cases.end());

@@ -123,7 +123,15 @@ DeviceModel GpuDevice(const EfficiencyTable& efficiency, const Hardware& hw, Num
   } else if (d.math_unit == "tensor-fp16" && gpu.measured_gemm_fp16_flops) {
     d.matrix_flops = *gpu.measured_gemm_fp16_flops;
   }
-  d.vector_flops = gpu.peak(Precision::kFp32).value_or(0) * d.clock_ratio;
+  // The vector units keep the datasheet clock unless a sustained clock is published: the
+  // measured GEMM ratio describes the tensor units under their power draw, not FP32 FMAs.
+  double vector_ratio = gpu.sustained_clock_mhz > 0 && gpu.peak_clock_mhz > 0
+                            ? std::min(1.0, gpu.sustained_clock_mhz / gpu.peak_clock_mhz)
+                            : 1.0;
+  d.vector_flops = gpu.peak(Precision::kFp32).value_or(0) * vector_ratio;
+  if (d.math_unit == "simt-fp32" || d.math_unit == "simt-fp16") {
+    d.matrix_flops = d.peak_matrix_flops * vector_ratio;
+  }
   if (d.math_unit == "tensor-fp16" && gpu.fp16_acc16_flops) {
     d.fp16_acc16_flops = *gpu.fp16_acc16_flops * d.clock_ratio;
   }

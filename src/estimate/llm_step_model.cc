@@ -12,31 +12,47 @@ namespace cloudfit {
 
 namespace {
 
-std::string SoftwareFor(const Workload& w) {
-  if (!w.software.empty()) return w.software;
-  return "pytorch";
-}
-
 }  // namespace
 
-LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
-    : w_(w), hw_(hw), m_(w.model) {
+std::string InferenceSoftware(const Workload& w) {
+  if (!w.software.empty()) return w.software;
+  const std::string& engine = w.engine_profile.name.empty() ? w.engine : w.engine_profile.name;
+  if (engine == "llama.cpp" || engine == "vllm" || engine == "tensorrt-llm") return engine;
+  return "pytorch";  // Hugging Face generate and other eager engines
+}
+
+LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw,
+                           const EngineStepInputs& engine)
+    : w_(w), hw_(hw), m_(w.model), engine_(engine) {
   const EfficiencyTable& eff = catalog.efficiency();
   std::string device_name = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
   device_ = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(device_name));
-  std::string software = hw.has_gpu() ? SoftwareFor(w) : "cpu";
+  std::string software = hw.has_gpu() ? InferenceSoftware(w) : "cpu";
   // llama.cpp multiplies FP16 matrices through cuBLAS with FP16 accumulation, which GeForce
   // boards run at twice their FP32-accumulate rate.
   if (software == "llama.cpp" && device_.fp16_acc16_flops > 0) {
     device_.matrix_flops = device_.fp16_acc16_flops;
   }
   stack_ = LoadStackProfile(eff, software, device_);
+  // An engine profile that states its kernels' efficiencies against the datasheet replaces the
+  // stack's: they become fractions of what this device achieves.
+  if (engine.decode_bandwidth_efficiency && device_.bandwidth > 0) {
+    stack_.stream_fraction =
+        *engine.decode_bandwidth_efficiency * device_.datasheet_bandwidth / device_.bandwidth;
+    stack_.sm_bytes_per_s = 0;
+  }
+  if (engine.prefill_compute_efficiency && device_.matrix_flops > 0) {
+    double fraction = *engine.prefill_compute_efficiency * device_.peak_matrix_flops /
+                      device_.matrix_flops;
+    stack_.gemm_fraction = fraction;
+    stack_.attention_fraction = std::min(stack_.attention_fraction, fraction);
+  }
   comm_ = BuildCommunicationModel(eff, hw);
   devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
   double bits = w.weight_bits > 0 ? w.weight_bits : BytesPerWeight(w.precision) * 8;
   device_.weight_bytes = bits / 8;
   weight_bytes_ = m_.params * bits / 8;
-  kv_per_token_ = KvCacheBytesPerToken(m_, 2);
+  kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
   layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
   notes_ = device_.notes;
 }
@@ -67,6 +83,14 @@ PassTime LlmStepModel::DecodeStep(double batch, double context) const {
 }
 
 double LlmStepModel::DecodeStepSeconds(double batch, double context) const {
+  return engine_.step_overhead_s + DecodeKernelSeconds(batch, context);
+}
+
+double LlmStepModel::PrefillSeconds(double batch, double tokens) const {
+  return engine_.step_overhead_s + PrefillKernelSeconds(batch, tokens);
+}
+
+double LlmStepModel::DecodeKernelSeconds(double batch, double context) const {
   PassTime t = DecodeStep(batch, context);
   if (w_.layer_split && devices_ > 1) {
     // Each GPU streams its layers in turn: one GPU's time for all of them, plus a hand-off at
@@ -76,7 +100,7 @@ double LlmStepModel::DecodeStepSeconds(double batch, double context) const {
   return t.seconds() + TensorParallelSeconds(batch);
 }
 
-double LlmStepModel::PrefillSeconds(double batch, double tokens) const {
+double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
   TransformerOpsOptions o;
   o.seq_len = tokens;
   o.key_len = tokens;
@@ -119,7 +143,9 @@ MemoryBreakdown LlmStepModel::Memory(double batch, double context) const {
 
 double LlmStepModel::KvCapacityTokens() const {
   MemoryBreakdown fixed = Memory(1, 0);
-  double budget = device_.memory_bytes * kPagedEngineMemoryShare - fixed.total_bytes();
+  double budget = engine_.memory_share_of_free
+                      ? (device_.memory_bytes - fixed.total_bytes()) * engine_.memory_share
+                      : device_.memory_bytes * engine_.memory_share - fixed.total_bytes();
   return std::max(0.0, budget) / (kv_per_token_ / shards());
 }
 

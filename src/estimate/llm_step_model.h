@@ -9,6 +9,7 @@
 #ifndef CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 #define CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,24 +20,44 @@
 
 namespace cloudfit {
 
-inline constexpr int kMaxBatch = 256;  // vLLM's default max_num_seqs
 inline constexpr double kPrefillChunkTokens = 512;   // llama.cpp's default n_ubatch
 inline constexpr double kPrefillBatchTokens = 2048;  // llama.cpp's default n_batch
 
+// What a serving engine changes in the step physics, filled from its profile by the serving
+// layer (llm_serving.cc).
+struct EngineStepInputs {
+  double kv_bytes_per_element = 2;  // KV-cache format (fp8/int8: 1)
+  // The engine's kernels, as fractions of the datasheet bandwidth (decode) and dense tensor
+  // peak (prefill); unset: the software stack's rows of data/efficiency.csv.
+  std::optional<double> decode_bandwidth_efficiency;
+  std::optional<double> prefill_compute_efficiency;
+  double step_overhead_s = 0;      // per iteration, outside the GPU kernels
+  double memory_share = kPagedEngineMemoryShare;  // of device memory, for weights + KV
+  bool memory_share_of_free = false;  // share of what weights and workspace leave instead
+};
+
+// The software stack (data/efficiency.csv) an inference workload's kernels belong to: the
+// workload's `software`, else its serving engine's.
+std::string InferenceSoftware(const Workload& w);
+
 class LlmStepModel {
  public:
-  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw);
+  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw,
+               const EngineStepInputs& engine = EngineStepInputs());
 
   bool language_model() const;
   // Devices that share one copy of the weights.
   int shards() const { return devices_; }
   double WeightsPerDevice() const { return weight_bytes_ / shards(); }
 
-  // One decode step for `batch` sequences at `context` tokens each.
+  // One decode step for `batch` sequences at `context` tokens each, with the engine's
+  // per-iteration overhead; the kernels alone; and the kernels by operator group.
   double DecodeStepSeconds(double batch, double context) const;
+  double DecodeKernelSeconds(double batch, double context) const;
   PassTime DecodeStep(double batch, double context) const;
-  // Prefill of `batch` prompts of `tokens` each.
+  // Prefill of `batch` prompts of `tokens` each, with and without the per-iteration overhead.
   double PrefillSeconds(double batch, double tokens) const;
+  double PrefillKernelSeconds(double batch, double tokens) const;
 
   MemoryBreakdown Memory(double batch, double context) const;
   // Tokens of KV cache a paged engine can hold on each device after weights and workspace.
@@ -47,6 +68,7 @@ class LlmStepModel {
   double weight_bytes() const { return weight_bytes_; }
   double kv_per_token() const { return kv_per_token_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  const EngineStepInputs& engine() const { return engine_; }
 
  private:
   // Seconds of the per-layer collectives of tensor parallelism for `tokens` tokens.
@@ -55,6 +77,7 @@ class LlmStepModel {
   const Workload& w_;
   const Hardware& hw_;
   const Model& m_;
+  EngineStepInputs engine_;
   DeviceModel device_;
   StackProfile stack_;
   CommunicationModel comm_;
@@ -65,9 +88,10 @@ class LlmStepModel {
   std::vector<std::string> notes_;
 };
 
-// Serving and batch inference of a language model: batch, time to first token, time per output
-// token, requests per replica and replicas for the request rate.
-Status EstimateLlmServing(const LlmStepModel& model, const Workload& w, const Hardware& hw,
+// Serving and batch inference of a language model (llm_serving.cc): the engine's profile, how
+// the hardware is split into model copies, the batch the load forms, latencies at a percentile,
+// and replicas for the request rate.
+Status EstimateLlmServing(const Catalog& catalog, const Workload& w, const Hardware& hw,
                           Estimate* e);
 
 }  // namespace cloudfit
