@@ -32,9 +32,10 @@ bool PytorchTraining(const CalibrationCase& c) {
   return c.family == MetricFamily::kTrainingThroughput && Software(c) == "pytorch";
 }
 
-bool HasKind(const CalibrationCase& c, OpKind kind) {
+// Whether the model has convolutions over feature maps (`spatial`) or over sequences.
+bool HasConv(const CalibrationCase& c, bool spatial) {
   for (const Operator& op : c.workload.model.operators) {
-    if (op.kind == kind) return true;
+    if (op.kind == OpKind::kConv && op.spatial == spatial) return true;
   }
   return false;
 }
@@ -50,12 +51,22 @@ const std::vector<FitParameter>& Parameters() {
        [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && !Tensor(u); }},
       {"conv_fraction", "pytorch", "tensor", 0.1, 1.0,
        [](const CalibrationCase& c, const std::string& u) {
-         return PytorchTraining(c) && Tensor(u) && HasKind(c, OpKind::kConv);
+         return PytorchTraining(c) && Tensor(u) && HasConv(c, true);
        }},
       {"conv_fraction", "pytorch", "simt", 0.1, 1.0,
        [](const CalibrationCase& c, const std::string& u) {
-         return PytorchTraining(c) && !Tensor(u) && HasKind(c, OpKind::kConv);
+         return PytorchTraining(c) && !Tensor(u) && HasConv(c, true);
        }},
+      {"conv_fraction", "pytorch", "tensor-1d", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && Tensor(u) && HasConv(c, false);
+       }},
+      {"conv_fraction", "pytorch", "simt-1d", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && !Tensor(u) && HasConv(c, false);
+       }},
+      {"gemm_k_half", "pytorch", "gpu", 1, 4096,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
       {"stream_fraction", "pytorch", "*", 0.2, 1.0,
        [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
       {"reduction_fraction", "pytorch", "*", 0.1, 1.0,
@@ -189,6 +200,25 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
     active.push_back(std::move(a));
   }
   EfficiencyTable& table = catalog->mutable_efficiency();
+  // A fitted parameter without evidence in this fit leaves the table: the estimator then falls
+  // back to a more general row or its default, and a cross-validation fold cannot borrow a
+  // value fitted on the rows it left out.
+  auto& all_rows = table.mutable_rows();
+  all_rows.erase(std::remove_if(all_rows.begin(), all_rows.end(),
+                                [&](const EfficiencyFactor& r) {
+                                  for (const FitParameter& p : Parameters()) {
+                                    if (r.parameter != p.parameter || r.stack != p.stack ||
+                                        r.group != p.group) {
+                                      continue;
+                                    }
+                                    for (const Active& a : active) {
+                                      if (a.param == &p) return false;
+                                    }
+                                    return true;
+                                  }
+                                  return false;
+                                }),
+                 all_rows.end());
   // Create every row first: adding rows moves the table, so pointers are taken afterwards.
   for (const Active& a : active) Row(&table, *a.param);
   std::vector<std::pair<const Active*, EfficiencyFactor*>> rows;
@@ -254,7 +284,8 @@ Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases
   };
   std::set<std::string> groups;
   for (const CalibrationCase& c : cases) {
-    if (c.family != MetricFamily::kFits && c.family != MetricFamily::kLargeModelTraining) {
+    if (c.family != MetricFamily::kFits && c.family != MetricFamily::kLargeModelTraining &&
+        !c.held_out) {
       groups.insert(key(c));
     }
   }
@@ -274,7 +305,9 @@ Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases
       return s;
     }
     for (const CalibrationCase& c : cases) {
-      if (key(c) != group || c.family == MetricFamily::kFits || c.measured <= 0) continue;
+      if (key(c) != group || c.family == MetricFamily::kFits || c.measured <= 0 || c.held_out) {
+        continue;
+      }
       double p = 0;
       double ape = PredictCase(*catalog, c, &p).ok() && p > 0
                        ? std::abs(p - c.measured) / c.measured

@@ -130,10 +130,14 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
   };
   p.gemm_fraction = get("gemm_fraction", unit, p.gemm_fraction);
   p.conv_fraction = get("conv_fraction", unit, p.conv_fraction);
+  // 1-D (often dilated) convolutions run other cuDNN kernels than 2-D ones; without a row of
+  // their own they take the 2-D figure.
+  p.conv1d_fraction = get("conv_fraction", unit + "-1d", p.conv_fraction);
   p.attention_fraction = get("attention_fraction", unit, p.attention_fraction);
   p.stream_fraction = get("stream_fraction", "*", p.stream_fraction);
   p.reduction_fraction = get("reduction_fraction", "*", p.reduction_fraction);
   p.sm_bytes_per_s = get("sm_bandwidth_gbps", "gpu", 0) * 1e9;
+  p.gemm_k_half = get("gemm_k_half", device.gpu ? "gpu" : "cpu", 0);
   p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
   p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
   return p;
@@ -166,8 +170,11 @@ MatmulTime TimeMatmul(double m, double n, double k, double count, double fractio
                       double rate_flops, double element_bytes, double b_element_bytes,
                       const DeviceModel& device, const StackProfile& stack) {
   MatmulTime t;
+  // An empty product (a head over an unknown vocabulary) moves and computes nothing.
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   double fill = WaveFill(m, n, k, count, device);
-  t.compute_s = 2 * m * n * k * count / (rate_flops * fraction * fill);
+  double depth = stack.gemm_k_half > 0 ? k / (k + stack.gemm_k_half) : 1;
+  t.compute_s = 2 * m * n * k * count / (rate_flops * fraction * fill * depth);
   double bytes = ((m * k + m * n) * element_bytes + k * n * b_element_bytes) * count;
   t.memory_s = bytes / StackBandwidth(device, stack, stack.stream_fraction);
   return t;
@@ -185,7 +192,9 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
       case OpKind::kGemm:
       case OpKind::kConv:
       case OpKind::kGemmSequential: {
-        double fraction = op.kind == OpKind::kConv ? stack.conv_fraction : stack.gemm_fraction;
+        double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
+                          : op.spatial          ? stack.conv_fraction
+                                                : stack.conv1d_fraction;
         double m = op.m * scale * batch;
         // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
         auto real_traffic = [&](Kernel k) {

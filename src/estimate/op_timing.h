@@ -22,7 +22,8 @@ namespace cloudfit {
 struct StackProfile {
   std::string name;
   double gemm_fraction = 0.8;       // large GEMMs, of the sustained matrix rate
-  double conv_fraction = 0.7;       // implicit-GEMM convolutions
+  double conv_fraction = 0.7;       // implicit-GEMM convolutions over feature maps
+  double conv1d_fraction = 0.7;     // convolutions over sequences (dilated, 1-D)
   double attention_fraction = 0.5;  // fused attention (FlashAttention-style) kernels
   double stream_fraction = 0.9;     // elementwise kernels, of the achievable bandwidth
   double reduction_fraction = 0.7;  // normalisation, softmax, loss (kernels that reduce)
@@ -30,6 +31,10 @@ struct StackProfile {
   // in flight per SM over the memory latency (Little's law). A device with more bandwidth per SM
   // than this (HBM parts) is limited by it; 0 = no limit.
   double sm_bytes_per_s = 0;
+  // Reduction depth at which a GEMM tile's main loop reaches half its rate: the pipeline fill
+  // and the epilogue cost a fixed time per tile, so a product over K runs at K / (K + k_half)
+  // of the rate a very deep one reaches. 0 = no such loss.
+  double gemm_k_half = 0;
   double kernel_gap_s = 3e-6;       // device idle between kernels
   double dispatch_s = 10e-6;        // host time to launch one operator
   // The data rows behind the figures, for --explain ("gemm_fraction: fitted to ...").

@@ -199,7 +199,10 @@ std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsO
     layer.MlpBlock(layers);
   }
   layer.Stream(OpKind::kNorm, "final layer norm", s * h, s * h, 1);
-  switch (o.head) {
+  // A model described without its vocabulary has no head to time.
+  TransformerHead head_kind = m.vocab > 0 ? o.head : TransformerHead::kNone;
+  if (o.head == TransformerHead::kClassifier) head_kind = o.head;
+  switch (head_kind) {
     case TransformerHead::kLanguageModel: {
       Operator head;
       head.label = "language-model head";
