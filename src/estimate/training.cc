@@ -166,6 +166,11 @@ class TrainingEstimator {
         GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel,
                                                      backward_last, kDdpBucketBytes);
         t.communication_s += sync.exposed_s;
+        if (l.zero_stage >= 1 && !s_.lora) {
+          // ZeRO-1/2: each rank updates its shard, then the updated 16-bit weights are
+          // all-gathered; nothing is left to overlap with after the optimizer step.
+          t.communication_s += AllGatherSeconds(s_.comm, params_on_device * 2, l.data_parallel);
+        }
       }
     }
     if (hw.has_gpu() && l.tensor_parallel > 1 && s_.transformer) {
