@@ -35,15 +35,20 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   }
   stack_ = LoadStackProfile(eff, software, device_);
   // An engine profile that states its kernels' efficiencies against the datasheet replaces the
-  // stack's: they become fractions of what this device achieves.
-  if (engine.decode_bandwidth_efficiency && device_.bandwidth > 0) {
+  // stack's: they become fractions of what this device achieves. The ratio is taken on the
+  // device before any measured calibration, so that a calibration still scales the result.
+  DeviceModel plain = BuildDeviceModel(eff, hw, w.precision, RateScale{});
+  if (software == "llama.cpp" && plain.fp16_acc16_flops > 0) {
+    plain.matrix_flops = plain.fp16_acc16_flops;
+  }
+  if (engine.decode_bandwidth_efficiency && plain.bandwidth > 0) {
     stack_.stream_fraction =
-        *engine.decode_bandwidth_efficiency * device_.datasheet_bandwidth / device_.bandwidth;
+        *engine.decode_bandwidth_efficiency * plain.datasheet_bandwidth / plain.bandwidth;
     stack_.sm_bytes_per_s = 0;
   }
-  if (engine.prefill_compute_efficiency && device_.matrix_flops > 0) {
-    double fraction = *engine.prefill_compute_efficiency * device_.peak_matrix_flops /
-                      device_.matrix_flops;
+  if (engine.prefill_compute_efficiency && plain.matrix_flops > 0) {
+    double fraction = *engine.prefill_compute_efficiency * plain.peak_matrix_flops /
+                      plain.matrix_flops;
     stack_.gemm_fraction = fraction;
     stack_.attention_fraction = std::min(stack_.attention_fraction, fraction);
   }
