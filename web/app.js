@@ -228,7 +228,7 @@ function showBreakdown(i) {
   {
     const t = e.time;
     html += `<h4>Time per step: ${fmt(t.step_s, 4)} s</h4><ul>` +
-      [['compute', t.compute_s], ['memory traffic', t.memory_s], ['communication', t.communication_s],
+      [['compute', t.compute_s], ['memory traffic', t.memory_s], ['kernel launches', t.launch_s], ['communication', t.communication_s],
        ['pipeline bubble', t.bubble_s], ['optimizer', t.optimizer_s]].map(([n, v]) => `<li>${n}: ${fmt(v, 4)} s</li>`).join('') + '</ul>';
   }
   // Every pricing mode of the same machine, from all feasible points (not only the ranked top);

@@ -35,6 +35,10 @@ enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
 enum class Recompute { kNone, kSelective, kFull };
 enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
+// How the loss turns logits into a cross-entropy: materialise all the logits and an FP32 copy
+// (PyTorch's default), upcast them a chunk at a time (torchtune's chunked loss), or fuse the
+// output projection with the loss so the logits are never whole (Liger's fused linear CE).
+enum class CrossEntropy { kStandard, kChunked, kFused };
 
 // Speed corrections from measurements (cloudfit/measured_calibration.h), never read from a
 // workload file. A device's effective peak FLOP/s and memory bandwidth are multiplied by these,
@@ -85,6 +89,16 @@ struct Workload {
   bool flash_attention = true;
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::kAllLinear;
+  // Memory recipes of real fine-tuning runs (torchtune, Hugging Face TRL, DeepSpeed).
+  bool optimizer_in_backward = false;  // step and free each gradient as backward produces it
+  bool paged_optimizer = false;        // bitsandbytes paged states: spill to host under pressure
+  CrossEntropy cross_entropy = CrossEntropy::kStandard;
+  int loss_chunks = 8;                 // chunks of the chunked cross-entropy
+  bool activation_offload = false;     // keep saved activations in host memory
+  bool optimizer_offload = false;      // optimizer state and master weights on the CPU
+  // The software that runs the kernels, for its efficiencies (data/efficiency.csv): pytorch
+  // (eager PyTorch with cuBLAS/cuDNN), llama.cpp, vllm, tensorrt-llm. Empty: by kind.
+  std::string software;
 
   // Serving.
   double request_rate = 1;        // requests/s

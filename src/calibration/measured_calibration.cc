@@ -248,10 +248,10 @@ Status CalibrateFromProbe(const Catalog& catalog, const nlohmann::json& probe, W
   const EfficiencyTable& eff = catalog.efficiency();
   // What each benchmark reaches of the datasheet peak on a typical healthy machine; a probe
   // above or below that says this machine is faster or slower than the catalog assumes.
-  const double gemm_typical = eff.Lookup("probe_gemm_fraction", "gpu", "*", "*", 0.8);
-  const double copy_typical = eff.Lookup("probe_copy_fraction", "gpu", "*", "*", 0.9);
-  const double cpu_gemm_typical = eff.Lookup("probe_gemm_fraction", "cpu", "*", "*", 0.85);
-  const double triad_typical = eff.Lookup("probe_copy_fraction", "cpu", "*", "*", 0.75);
+  const double gemm_typical = eff.Lookup("probe_gemm_fraction", "*", "gpu", 0.8);
+  const double copy_typical = eff.Lookup("probe_copy_fraction", "*", "gpu", 0.9);
+  const double cpu_gemm_typical = eff.Lookup("probe_gemm_fraction", "*", "cpu", 0.85);
+  const double triad_typical = eff.Lookup("probe_copy_fraction", "*", "cpu", 0.75);
   int applied = 0;
 
   const nlohmann::json* gpu = Field(probe, "gpu");

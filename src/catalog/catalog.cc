@@ -83,6 +83,11 @@ class CatalogBuilder {
     if (s.ok()) s = ParseModels(table, &c.models_);
     if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
     if (!s.ok()) return s;
+    if (c.files_.count("operators.csv")) {
+      s = ParseFile(c.files_, c.origin_, "operators.csv", &table);
+      if (s.ok()) s = ParseOperators(table, &c.models_);
+      if (!s.ok()) return s;
+    }
     // Optional files: a catalog without them estimates with default efficiencies and cannot
     // size renders or streams.
     if (c.files_.count("efficiency.csv")) {

@@ -88,6 +88,13 @@ bool ParseBool(const std::string& value, bool* out) {
   return true;
 }
 
+Setter Bool(const char* field, bool Workload::*member) {
+  return [=](Workload* w, const std::string& value) {
+    if (!ParseBool(value, &(w->*member))) return Bad(field, value, "true or false");
+    return Status::OK();
+  };
+}
+
 template <typename Enum>
 Setter Choice(const char* field, Enum Workload::*member,
               std::vector<std::pair<const char*, Enum>> choices) {
@@ -221,6 +228,34 @@ const std::vector<FieldSpec>& Specs() {
                             {"attention", LoraTargets::kAttention},
                             {"mlp", LoraTargets::kMlp},
                             {"all", LoraTargets::kAllLinear}})},
+      {"optimizer_in_backward",
+       "true: apply each gradient during backward and free it (torchtune optimizer_in_bwd)",
+       Bool("optimizer_in_backward", &Workload::optimizer_in_backward)},
+      {"paged_optimizer", "true: bitsandbytes paged optimizer states, spilled to host memory "
+                          "when the GPU runs short",
+       Bool("paged_optimizer", &Workload::paged_optimizer)},
+      {"cross_entropy", "standard (all logits plus an fp32 copy), chunked (fp32 a chunk at a "
+                        "time, torchtune), fused (projection fused with the loss, Liger)",
+       Choice<CrossEntropy>("cross_entropy", &Workload::cross_entropy,
+                            {{"standard", CrossEntropy::kStandard},
+                             {"chunked", CrossEntropy::kChunked},
+                             {"fused", CrossEntropy::kFused}})},
+      {"loss_chunks", "chunks of the chunked cross-entropy",
+       Integer("loss_chunks", &Workload::loss_chunks, 1, 4096, "chunks")},
+      {"activation_offload", "true: saved activations live in host memory (torchtune)",
+       Bool("activation_offload", &Workload::activation_offload)},
+      {"optimizer_offload", "true: optimizer state and master weights on the CPU (ZeRO-Offload, "
+                            "FSDP CPU offload)",
+       Bool("optimizer_offload", &Workload::optimizer_offload)},
+      {"software", "pytorch, llama.cpp, vllm, tensorrt-llm (whose kernel efficiencies apply)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "pytorch" && k != "llama.cpp" && k != "vllm" && k != "tensorrt-llm") {
+           return Bad("software", v, "one of pytorch, llama.cpp, vllm, tensorrt-llm");
+         }
+         w->software = k;
+         return Status::OK();
+       }},
       {"request_rate", "requests per second",
        Number("request_rate", &Workload::request_rate, 1e-6, 1e7, "requests/s")},
       {"prompt_tokens", "prompt tokens per request",
