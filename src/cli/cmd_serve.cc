@@ -56,9 +56,16 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand("serve", "HTTP JSON API and web page over the same engine");
   c->add_option("--host", options->host, "Address to bind (127.0.0.1 keeps it local)")
       ->capture_default_str();
-  c->add_option("--port", options->port, "Port (0 picks a free one)")->capture_default_str();
-  c->add_option("--threads", options->threads, "Worker threads")->capture_default_str();
-  c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")->capture_default_str();
+  c->add_option("--port", options->port, "Port (0 picks a free one)")
+      ->check(WholeIn(0, 65535))
+      ->capture_default_str();
+  c->add_option("--threads", options->threads, "Worker threads")
+      ->check(WholeIn(1, 256))
+      ->capture_default_str();
+  // Up to 1 GiB: checked as text before the multiplication by 1024 below can wrap.
+  c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")
+      ->check(WholeIn(1, 1 << 20, "KiB"))
+      ->capture_default_str();
   c->callback([global, options, body_kib]() {
     options->max_body_bytes = *body_kib * 1024;
     Run(*global, *options);

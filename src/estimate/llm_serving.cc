@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "estimate/llm_step_model.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -54,7 +55,9 @@ Status EstimateLlmServing(const LlmStepModel& im, const Workload& w, const Hardw
   s.tokens_per_s = batch / tpot;
   // Per request the replica spends its prefill plus its share of the batched decode steps.
   s.requests_per_s = 1.0 / (prefill_one + output * tpot / batch);
-  s.replicas = static_cast<int>(std::ceil(w.request_rate / s.requests_per_s - 1e-9));
+  Status counted = CountToCover("request_rate", w.request_rate, s.requests_per_s,
+                                kMaxServingReplicas, "replicas", &s.replicas);
+  if (!counted.ok()) return counted;
   s.meets_targets = (!w.ttft_target_s || s.ttft_s <= *w.ttft_target_s) &&
                     (!w.tpot_target_s || s.tpot_s <= *w.tpot_target_s);
   if (!s.meets_targets) {
