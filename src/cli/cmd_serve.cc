@@ -21,7 +21,7 @@ void OnSignal(int) { g_stop_requested = 1; }
 
 void Run(const GlobalOptions& global, const ServerOptions& options) {
   if (options.port < 0 || options.port > 65535) throw CliError{"--port: must be in [0, 65535]"};
-  if (options.threads < 1 || options.threads > 256) throw CliError{"--threads: must be in [1, 256]"};
+  if (options.threads < 0 || options.threads > 256) throw CliError{"--threads: must be in [0, 256]"};
   Catalog catalog = LoadCatalogOrThrow(global);
   ApiServer server(catalog, options);
   std::string error;
@@ -40,7 +40,7 @@ void Run(const GlobalOptions& global, const ServerOptions& options) {
     }
   });
   std::cout << fmt::format("cloudfit serving http://{}:{}/ ({} workers; SIGTERM stops)\n",
-                           options.host, server.port(), options.threads)
+                           options.host, server.port(), server.workers())
             << std::flush;
   server.Serve();
   done = true;
@@ -59,8 +59,8 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--port", options->port, "Port (0 picks a free one)")
       ->check(WholeIn(0, 65535))
       ->capture_default_str();
-  c->add_option("--threads", options->threads, "Worker threads")
-      ->check(WholeIn(1, 256))
+  c->add_option("--threads", options->threads, "Worker threads (0 = one per CPU core)")
+      ->check(WholeIn(0, 256))
       ->capture_default_str();
   // Up to 1 GiB: checked as text before the multiplication by 1024 below can wrap.
   c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")
