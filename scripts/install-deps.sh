@@ -9,6 +9,8 @@ packages=(
   chromium nodejs
   # `cloudfit probe` measures CPU GEMM through OpenBLAS when present (opened at run time).
   libopenblas0-pthread
+  # The clang build and the libFuzzer harnesses (scripts/fuzz.sh): clang and its runtimes.
+  clang libclang-rt-dev
 )
 # Some machines carry npm inside a nodejs build of their own; ask Debian for it only when absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -163,6 +163,28 @@ TEST(HardeningCliTest, ImplausiblePricesAreRefusedWithFileLineAndField) {
                 "instances/aws.csv:7: field 'ondemand': '1e-300' is not allowed; an hourly price");
 }
 
+TEST(HardeningCliTest, OddSkyPilotValuesAreSkippedNeverThrown) {
+  TempDir dir;
+  // GpuInfo fields of unexpected types threw out of main ("internal error", exit 3).
+  std::string vms = dir.Write(
+      "aws/vms.csv",
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+      "Region\n"
+      "p4d.24xlarge,A100,8,96,1152,\"{'Gpus': [{'MemoryInfo': 'lots'}]}\",32.77,,us-east-1\n"
+      "p4d.24xlarge,A100,8,96,1152,\"{'Gpus': [{'MemoryInfo': {'SizeInMiB': 'x'}}]}\",32.77,,"
+      "us-west-2\n"
+      "p4d.24xlarge,A100,8,96,1152,\"{'Gpus': 7}\",32.77,,eu-west-1\n"
+      "g5.xlarge,A10G,1,4,16,,1e-300,,us-east-1\n"
+      "g5.2xlarge,A10G,1,8,32,,1.21,1e300,us-east-1\n");
+  ProgramRun r = Cloudfit(dir, {"catalog", "import", "--format", "skypilot", "--as-of",
+                                "2026-01-01", "--out", dir.path() + "/out", vms});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 rows read, 4 used"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("implausible price"), std::string::npos) << r.out;
+  ProgramRun loads = Cloudfit(dir, {"--catalog", dir.path() + "/out", "catalog", "info"});
+  EXPECT_EQ(loads.exit_code, 0) << loads.err;
+}
+
 TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
   TempDir dir;
   std::string deep(100000, '[');

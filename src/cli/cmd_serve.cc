@@ -66,6 +66,18 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")
       ->check(WholeIn(1, 1 << 20, "KiB"))
       ->capture_default_str();
+  c->add_option("--read-timeout", options->read_timeout_s,
+                "Seconds a client has for a request's headers, then again for its body (408 after)")
+      ->check(NumberIn(0.1, 3600, "s"))
+      ->capture_default_str();
+  c->add_option("--idle-timeout", options->idle_timeout_s,
+                "Seconds a keep-alive connection may wait for its next request")
+      ->check(NumberIn(0.1, 3600, "s"))
+      ->capture_default_str();
+  c->add_option("--max-connections", options->max_connections,
+                "Open connections at most; more get 503 at once")
+      ->check(WholeIn(1, 1000000))
+      ->capture_default_str();
   c->callback([global, options, body_kib]() {
     options->max_body_bytes = *body_kib * 1024;
     Run(*global, *options);

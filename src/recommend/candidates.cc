@@ -17,6 +17,7 @@ namespace {
 Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
                   const char* flag) {
   for (const std::string& w : wanted) {
+    if (Status named = CheckName(fmt::format("--{}", flag), w); !named.ok()) return named;
     bool found = false;
     for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
     if (found) continue;

@@ -128,13 +128,15 @@ Status OptionsFrom(const json& body, RecommendOptions* o, size_t* top) {
   if (!body["options"].is_object()) return Status::InvalidArgument("options: expected an object");
   for (const auto& [key, value] : body["options"].items()) {
     std::string field = "options." + Shown(key);
+    // A copy, not the structured binding: clang before 16 cannot capture bindings in lambdas.
+    const std::string text = Text(value);
     double number = 0;
     long long whole = 0;
     auto need_number = [&](double min, double max, const char* unit) {
-      return ParseNumber(field, Text(value), min, max, unit, &number);
+      return ParseNumber(field, text, min, max, unit, &number);
     };
     auto need_whole = [&](long long min, long long max) {
-      return ParseWholeNumber(field, Text(value), min, max, "", &whole);
+      return ParseWholeNumber(field, text, min, max, "", &whole);
     };
     Status s;
     if (key == "providers") s = StringList(field, value, &o->providers);

@@ -401,17 +401,21 @@ struct HttpServer::Impl {
       StartResponse(c, SafeHandle(request, c->match));
       return;
     }
+    bool queued = false;
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (jobs.size() >= options.max_queued) {
-        StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
-        return;
+      if (jobs.size() < options.max_queued) {
+        Job job;
+        job.connection = c->id;
+        job.request = std::move(request);
+        job.match = c->match;
+        jobs.push_back(std::move(job));
+        queued = true;
       }
-      Job job;
-      job.connection = c->id;
-      job.request = std::move(request);
-      job.match = c->match;
-      jobs.push_back(std::move(job));
+    }
+    if (!queued) {
+      StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
+      return;
     }
     work_ready.notify_one();
     c->phase = Phase::kProcessing;

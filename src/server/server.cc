@@ -31,6 +31,8 @@ struct ApiServer::Impl {
     h.max_connections = options.max_connections;
     h.max_queued = static_cast<size_t>(std::max(1, options.max_queued));
     h.limits.max_body_bytes = options.max_body_bytes;
+    // Room for at least two bodies at the largest size allowed.
+    h.max_buffered_bytes = std::max(h.max_buffered_bytes, 2 * options.max_body_bytes);
     h.header_timeout_s = options.read_timeout_s;
     h.body_timeout_s = options.read_timeout_s;
     h.idle_timeout_s = options.idle_timeout_s;
