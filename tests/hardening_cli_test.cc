@@ -96,18 +96,29 @@ TEST(HardeningCliTest, CountsDoNotDivideByZeroOrWrap) {
 TEST(HardeningCliTest, ServingReplicasNeverWrapAround) {
   TempDir dir;
   // 10 M requests/s needed more than 2^31 replicas of a CPU VM, which wrapped to a negative
-  // count and ranked first; now every candidate plans a positive count or is rejected.
+  // count and ranked first; now every candidate plans a positive, bounded count (LLM serving
+  // plans stop at 1,000,000 replicas and say so) and a positive cost.
   ProgramRun r = Cloudfit(dir, {"recommend", "--kind", "serve", "--model", "Llama-3.1-8B",
                            "--request-rate", "1e7", "--json", "--top", "50"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json out = nlohmann::json::parse(r.out);
   for (const nlohmann::json& c : out["ranked"]) {
     EXPECT_GE(c.value("replicas", 1), 1) << c.dump();
+    EXPECT_LE(c.value("replicas", 1), 1000000) << c.dump();
     EXPECT_GT(c.value("total_cost", 1.0), 0) << c.dump();
   }
-  EXPECT_TRUE(out["rejected"].contains("request_rate")) << "the rejections say why: " << r.out;
-  ExpectRefused(dir, {"estimate", "--kind", "serve", "--model", "Llama-3.1-8B", "--gpu", "T4",
-                      "--request-rate", "1e7"},
+  // One small GPU for 10 M requests/s of long prompts: far beyond a million replicas.
+  r = Cloudfit(dir, {"estimate", "--kind", "serve", "--model", "Llama-3.1-8B", "--gpu", "T4",
+                     "--precision", "int4", "--prompt-tokens", "8000", "--output-tokens", "2000",
+                     "--request-rate", "1e7", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json e = nlohmann::json::parse(r.out);
+  EXPECT_EQ(e["serving"]["replicas"], 1000000) << r.out;
+  EXPECT_FALSE(e["serving"]["meets_targets"].get<bool>()) << r.out;
+  EXPECT_NE(r.out.find("plans stop at"), std::string::npos) << r.out;
+  // Serving that is not an LLM keeps its own bound, an error naming the field.
+  ExpectRefused(dir, {"estimate", "--kind", "serve", "--model", "resnet50", "--gpu", "T4",
+                      "--resolution", "8192", "--request-rate", "1e7"},
                 "request_rate: ");
 }
 

@@ -29,6 +29,8 @@ struct RecommendFlags {
   std::string plot;
   std::string jsonl;
   FormatOptions format;
+  TaskFlags task;
+  RecommendHooks hooks;
 };
 
 void ParseChoices(RecommendFlags& f, bool pricing_given, WorkloadKind kind) {
@@ -139,6 +141,7 @@ nlohmann::json RunLine(const Catalog& catalog, const RecommendFlags& base, const
 }
 
 void Run(const GlobalOptions& global, RecommendFlags& f) {
+  if (f.hooks.instead && f.hooks.instead()) return;
   Catalog catalog = LoadCatalogOrThrow(global);
   if (!f.jsonl.empty()) {
     ParseChoices(f, f.pricing_given, WorkloadKind::kTrain);
@@ -151,8 +154,10 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
   ThrowIfError(FinalizeWorkload(catalog, &w));
   ApplyCalibrationFlags(catalog, f.calibration, &w);
   ParseChoices(f, f.pricing_given, w.kind);
+  ApplyTaskFlags(catalog, f.task, f.pricing_given, &f.options);
   Recommendation r;
   ThrowIfError(Recommend(catalog, w, f.options, &r));
+  if (f.hooks.consume) return f.hooks.consume(catalog, w, f.options, r);
   if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, f.options.currency));
   if (!f.why_not.empty()) {
     std::vector<std::string> lines = ExplainInstance(r, f.why_not);
@@ -175,15 +180,25 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
 }  // namespace
 
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global) {
+  AddRecommendLikeCommand(
+      app, global, "recommend",
+      "Rank every instance, region and pricing mode for a workload by time and cost", {});
+}
+
+CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
+                                  const std::string& name, const std::string& description,
+                                  RecommendHooks hooks) {
   auto f = std::make_shared<RecommendFlags>();
-  CLI::App* c = app->add_subcommand(
-      "recommend", "Rank every instance, region and pricing mode for a workload by time and cost");
+  f->hooks = std::move(hooks);
+  CLI::App* c = app->add_subcommand(name, description);
   AddWorkloadFlags(c, &f->workload);
+  AddTaskFlag(c, &f->task);
   AddCalibrationFlags(c, &f->calibration);
   RecommendOptions& o = f->options;
   c->add_option("--provider", o.providers, "Providers to consider")->delimiter(',');
   c->add_option("--region", o.regions, "Regions to consider")->delimiter(',');
-  c->add_option("--gpu", o.gpus, "Only these GPU models")->delimiter(',');
+  c->add_option("--gpu", o.gpus, "Only these GPU models; A100:8 also fixes GPUs per node")
+      ->delimiter(',');
   c->add_option("--exclude-gpu", o.exclude_gpus, "Leave out these GPU models")->delimiter(',');
   c->add_option("--instance", o.instances, "Only these instance types")->delimiter(',');
   // Finite numbers here; Recommend() checks each range and names the flag.
@@ -223,6 +238,7 @@ void AddRecommendCommand(CLI::App* app, const GlobalOptions* global) {
     f->pricing_given = c->count("--pricing") > 0;
     Run(*global, *f);
   });
+  return c;
 }
 
 }  // namespace cloudfit::cli

@@ -81,16 +81,6 @@ double CheckpointBytes(const Workload& w, const Estimate& e) {
   return (e.memory.weights_bytes + e.memory.optimizer_bytes) * std::max(1.0, shards);
 }
 
-AutoscalingPolicy Autoscale(const RecommendContext& ctx, const Estimate& e) {
-  const Workload& w = ctx.workload;
-  AutoscalingPolicy p;
-  const ServingFigures& s = *e.serving;
-  p.max_replicas = std::max(1, static_cast<int>(std::ceil(2 * w.request_rate / s.requests_per_s)));
-  p.min_replicas = ctx.options.allow_scale_to_zero ? 0 : 1;
-  p.utilisation_at_rate = w.request_rate / (std::max(1, s.replicas) * s.requests_per_s);
-  return p;
-}
-
 void PriceSpot(const RecommendContext& ctx, const InstanceType& t, const Estimate& est, int nodes,
                double hours, double fleet, Candidate* c, double* cost) {
   const Workload& w = ctx.workload;
@@ -192,7 +182,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     double units = u.per_hour * hours;
     if (units > 0) c.cost_per_unit = cost / units;
   }
-  if (est.serving && w.kind == WorkloadKind::kServing) c.autoscaling = Autoscale(ctx, est);
+  PlanServing(ctx, est, &c);
   // Constraints.
   if (o.deadline_hours && c.hours > *o.deadline_hours && w.kind != WorkloadKind::kServing) {
     c.rejection = fmt::format("misses the deadline: {:.1f} h > {:.1f} h", c.hours,
