@@ -71,6 +71,18 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
                 "tokens: 'nan' is not allowed");
   ExpectRefused(dir, with({"--top", "1e30"}), "--top");
   ExpectRefused(dir, with({"--max-nodes", "99999999999"}), "--max-nodes");
+  // export's counts go through the same check as every other whole number.
+  std::vector<std::string> export_lora = lora;
+  export_lora[0] = "export";
+  export_lora.insert(export_lora.end(), {"--format", "skypilot"});
+  auto exporting = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = export_lora;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  ExpectRefused(dir, exporting({"--rank", "nan"}), "--rank: 'nan' is not allowed");
+  ExpectRefused(dir, exporting({"--rank", "1", "--disk-gb", "1e20"}),
+                "--disk-gb: '1e20' is not allowed");
 }
 
 TEST(HardeningCliTest, CountsDoNotDivideByZeroOrWrap) {
@@ -152,6 +164,9 @@ TEST(HardeningCliTest, FilesAreRegularAndBounded) {
                       "L4"},
                 "/dev/zero: not a regular file");
   ExpectRefused(dir, {"estimate", "--file", "/dev/zero", "--gpu", "L4"},
+                "/dev/zero: not a regular file");
+  ExpectRefused(dir, {"recommend", "--task", "/dev/zero", "--kind", "lora", "--model",
+                      "Llama-3.1-8B", "--tokens", "5e7"},
                 "/dev/zero: not a regular file");
   // Widths above 2^29 overflowed int in the estimator.
   nlohmann::json config = nlohmann::json::parse(

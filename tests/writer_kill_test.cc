@@ -192,6 +192,12 @@ TEST(WriterKillTest, CommandsLeaveOldOrNewContent) {
        {"--catalog", fixture, "probe", "--quick", "--cpu-only", "--quiet", "--out", "p.json"},
        {"probe", "--quick", "--cpu-only", "--quiet", "--out", "p.json"}, "p.json", false,
        1500000},
+      {"export --out",
+       plus({"--catalog", fixture, "export", "--format", "skypilot", "--rank", "1", "--name",
+             "old-task", "--out", "task.yaml"}, lora),
+       plus({"export", "--format", "skypilot", "--rank", "1", "--name", "new-task", "--out",
+             "task.yaml"}, lora),
+       "task.yaml", false, 150000},
   };
   std::mt19937 random(15);
   for (const CommandWriter& w : writers) {
