@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloudfit/model.h"
@@ -62,6 +63,9 @@ struct Workload {
   WorkloadKind kind = WorkloadKind::kTrain;
   std::string model_name;    // zoo name or alias
   std::string model_config;  // path to a Hugging Face config.json instead of a zoo name
+  // Or the config.json itself, as JSON text (HTTP requests send it inline: the API reads no
+  // files). At most one of the two is set.
+  std::string model_config_json;
   Model model;               // resolved architecture (zoo, config.json or explicit numbers)
   // Architecture numbers given explicitly (params_b, layers, ...), applied over the model.
   std::map<std::string, double> architecture_overrides;
@@ -162,9 +166,13 @@ const std::vector<WorkloadField>& WorkloadFields();
 // allowed: "batch: -4 is not allowed; a whole number >= 1".
 Status SetWorkloadField(Workload* w, const std::string& name, const std::string& value);
 
-// Reads a YAML or JSON mapping of field names to values.
+// Reads a YAML or JSON mapping of field names to values from a regular file of at most
+// kMaxDocumentBytes (util/validate.h).
 Status LoadWorkloadFile(const std::string& path, std::vector<std::pair<std::string, std::string>>*
                                                      fields);
+// The same from text; `origin` names it in errors.
+Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
+                             std::vector<std::pair<std::string, std::string>>* fields);
 
 // Resolves the model (zoo, config.json, or explicit numbers already set), fills defaults that
 // depend on it, and checks the whole workload for consistency.

@@ -53,7 +53,9 @@ bool SplitGpu(const std::string& text, int* count, std::string* name) {
   static const std::regex kPattern(R"(^(\d+)x (.*)$)");
   std::smatch m;
   if (!std::regex_match(text, m, kPattern)) return false;
-  *count = std::stoi(m[1].str());
+  long long parsed = 0;  // not std::stoi: a count beyond int would throw out of the loader
+  if (!ParseInt(m[1].str(), &parsed) || parsed < 1 || parsed > 1 << 20) return false;
+  *count = static_cast<int>(parsed);
   *name = m[2].str();
   return true;
 }
@@ -155,8 +157,10 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
       fields.push_back({"seq_len", model.find("large") != std::string::npos ? "256" : "192"});
     }
     // BERT's figure counts sequences; the estimate counts tokens.
-    if (ToLower(std::string(r.Text("unit"))) == "sequences/s" && !m.empty()) {
-      c.throughput_scale = 1.0 / std::stod(m[1].str());
+    double seq_len = 0;
+    if (ToLower(std::string(r.Text("unit"))) == "sequences/s" && !m.empty() &&
+        ParseDouble(m[1].str(), &seq_len) && seq_len > 0) {
+      c.throughput_scale = 1.0 / seq_len;
     }
     if (!r.status().ok()) {
       loader->Skip(c.id, r.status().message());

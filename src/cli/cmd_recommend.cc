@@ -10,6 +10,7 @@
 #include "cloudfit/recommend_report.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -91,40 +92,49 @@ void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation&
 }
 
 // One JSON Lines request: workload fields plus recommend options; one result per line.
-nlohmann::json RunLine(const Catalog& catalog, const RecommendFlags& base, const std::string& line) {
-  nlohmann::json in;
-  try {
-    in = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
-    return {{"ok", false}, {"error", std::string("malformed JSON: ") + e.what()}};
-  }
-  if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
+nlohmann::json RunLine(const Catalog& catalog, const RecommendFlags& base, const nlohmann::json& in) {
   nlohmann::json out = nlohmann::json::object();
   if (in.contains("id")) out["id"] = in["id"];
+  auto fail = [&](const std::string& message) {
+    out["ok"] = false;
+    out["error"] = message;
+    return out;
+  };
   Workload w;
   RecommendOptions o = base.options;
   size_t top = 3;
   for (const auto& [key, value] : in.items()) {
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    double number = 0;
-    bool numeric = ParseDouble(text, &number);
+    std::string text = value.is_string() ? value.get<std::string>() : DumpJson(value);
     Status s;
     if (key == "id") continue;
-    if (key == "deadline_hours" && numeric) o.deadline_hours = number;
-    else if (key == "budget" && numeric) o.budget = number;
-    else if (key == "top" && numeric) top = static_cast<size_t>(number);
-    else if (key == "providers" && value.is_array()) o.providers = value.get<std::vector<std::string>>();
-    else s = SetWorkloadField(&w, key, text);
-    if (!s.ok()) return {{"id", out.value("id", nlohmann::json())}, {"ok", false}, {"error", s.message()}};
+    if (key == "deadline_hours") {
+      double v = 0;
+      if ((s = ParseNumber(key, text, 1e-6, 1e7, "hours", &v)).ok()) o.deadline_hours = v;
+    } else if (key == "budget") {
+      double v = 0;
+      if ((s = ParseNumber(key, text, 1e-6, 1e12, "", &v)).ok()) o.budget = v;
+    } else if (key == "top") {
+      long long v = 0;
+      if ((s = ParseWholeNumber(key, text, 1, 100000, "", &v)).ok()) top = static_cast<size_t>(v);
+    } else if (key == "providers") {
+      if (!value.is_array()) s = Status::InvalidArgument("providers: expected an array of names");
+      o.providers.clear();
+      for (size_t i = 0; s.ok() && i < value.size(); ++i) {
+        std::string field = fmt::format("providers[{}]", i);
+        if (!value[i].is_string()) s = Status::InvalidArgument(field + ": expected a string");
+        else if ((s = CheckName(field, value[i].get<std::string>())).ok()) {
+          o.providers.push_back(value[i].get<std::string>());
+        }
+      }
+    } else {
+      s = SetWorkloadField(&w, key, text);
+    }
+    if (!s.ok()) return fail(s.message());
   }
   Status s = FinalizeWorkload(catalog, &w);
   Recommendation r;
   if (s.ok()) s = Recommend(catalog, w, o, &r);
-  if (!s.ok()) {
-    out["ok"] = false;
-    out["error"] = s.message();
-    return out;
-  }
+  if (!s.ok()) return fail(s.message());
   out["ok"] = true;
   out["recommendation"] = RecommendationToJson(w, o, r, top);
   return out;
@@ -134,21 +144,9 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
   if (f.hooks.instead && f.hooks.instead()) return;
   Catalog catalog = LoadCatalogOrThrow(global);
   if (!f.jsonl.empty()) {
-    std::ifstream file;
-    std::istream* in = &std::cin;
-    if (f.jsonl != "-") {
-      file.open(f.jsonl);
-      if (!file) throw CliError{"--jsonl: " + f.jsonl + ": cannot open for reading"};
-      in = &file;
-    }
     ParseChoices(f, f.pricing_given, WorkloadKind::kTrain);
-    int failures = 0;
-    for (std::string line; std::getline(*in, line);) {
-      if (Trim(line).empty()) continue;
-      nlohmann::json result = RunLine(catalog, f, line);
-      failures += result.value("ok", false) ? 0 : 1;
-      std::cout << result.dump() << "\n";
-    }
+    int failures = RunJsonLinesFrom(
+        f.jsonl, [&](const nlohmann::json& request) { return RunLine(catalog, f, request); });
     if (failures > 0) throw CliError{fmt::format("{} request(s) failed", failures)};
     return;
   }
@@ -203,25 +201,35 @@ CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
       ->delimiter(',');
   c->add_option("--exclude-gpu", o.exclude_gpus, "Leave out these GPU models")->delimiter(',');
   c->add_option("--instance", o.instances, "Only these instance types")->delimiter(',');
-  c->add_option("--deadline-hours", o.deadline_hours, "The job must finish within this");
-  c->add_option("--budget", o.budget, "Most the job may cost, in --currency (serving: a month)");
-  c->add_option("--min-gpus", o.min_gpus, "Fewest GPUs per candidate (all nodes)");
-  c->add_option("--max-gpus", o.max_gpus, "Most GPUs per candidate (all nodes)");
+  // Finite numbers here; Recommend() checks each range and names the flag.
+  c->add_option("--deadline-hours", o.deadline_hours, "The job must finish within this")
+      ->check(FiniteNumber());
+  c->add_option("--budget", o.budget, "Most the job may cost, in --currency (serving: a month)")
+      ->check(FiniteNumber());
+  c->add_option("--min-gpus", o.min_gpus, "Fewest GPUs per candidate (all nodes)")
+      ->check(FiniteNumber());
+  c->add_option("--max-gpus", o.max_gpus, "Most GPUs per candidate (all nodes)")
+      ->check(FiniteNumber());
   c->add_option("--pricing", f->pricing, "Pricing modes: ondemand, spot, reserved-1y, reserved-3y")
       ->delimiter(',')
       ->capture_default_str();
   c->add_flag("--no-cpu", f->no_cpu, "Leave out CPU-only instances");
   c->add_option("--max-nodes", o.max_nodes, "Nodes per candidate, up to (training, rendering)")
+      ->check(WholeIn(1, 1024, "nodes"))
       ->capture_default_str();
   c->add_option("--currency", o.currency, "Currency of prices and budget")->capture_default_str();
   c->add_option("--objective", f->objective, "cheapest, fastest or balanced")->capture_default_str();
   c->add_option("--serving-hours", o.serving_hours, "Hours of serving priced (default a month)")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_option("--hours", o.fixed_hours,
-                "Price this many hours of use instead of the job's estimated duration");
+                "Price this many hours of use instead of the job's estimated duration")
+      ->check(FiniteNumber());
   c->add_flag("--scale-to-zero", o.allow_scale_to_zero, "Serving may scale to zero replicas");
   c->add_flag("--all-regions", o.all_regions, "List every region, not only each type's best");
-  c->add_option("--top", f->top, "Show the first N")->capture_default_str();
+  c->add_option("--top", f->top, "Show the first N")
+      ->check(WholeIn(1, 100000))
+      ->capture_default_str();
   c->add_option("--why-not", f->why_not, "Explain where an instance type went");
   c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG");
   c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -130,6 +131,11 @@ Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
 }
 
 Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out) {
+  // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
+  if (Status s = CheckNumber("--gpus", spec.gpus, 0, 1e9, "GPUs"); !s.ok()) return s;
+  if (Status s = CheckNumber("--network-gbps", spec.network_gbps, 0, 1e6, "Gbit/s"); !s.ok()) {
+    return s;
+  }
   if (spec.network_gbps < 0 || spec.network_gbps > 1e6) {
     return Status::InvalidArgument(
         fmt::format("--network-gbps: {} is not in [0, 1000000]", spec.network_gbps));
@@ -155,6 +161,7 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
       return Status::InvalidArgument(fmt::format("--gpus: {} has {} GPUs, not {}", t->name,
                                                  FormatNumberShort(t->gpu_count), spec.gpus));
     }
+    if (Status s = CheckDeviceCount("--nodes", t->gpu_count, spec.nodes); !s.ok()) return s;
     if (t->has_gpu() && t->gpu == nullptr) {
       return Status::InvalidArgument(fmt::format(
           "--instance: {}'s GPU model is not disclosed by {}, so it cannot be estimated",
@@ -177,6 +184,15 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
   if (spec.gpus <= 0 || spec.gpus > 1024) {
     return Status::InvalidArgument(fmt::format("--gpus: {} is not in (0, 1024]", spec.gpus));
   }
+  // A fraction of a GPU is an instance type's slice (its memory and share come from the
+  // catalog); named by model, GPUs are whole.
+  if (spec.gpus != std::floor(spec.gpus)) {
+    return Status::InvalidArgument(fmt::format(
+        "--gpus: {} is not allowed; a whole number of GPUs in [1, 1024] (for a slice of a GPU, "
+        "name the instance type that sells it with --instance)",
+        spec.gpus));
+  }
+  if (Status s = CheckDeviceCount("--nodes", spec.gpus, spec.nodes); !s.ok()) return s;
   Hardware h;
   h.gpu = a;
   h.gpus_per_node = spec.gpus;

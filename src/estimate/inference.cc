@@ -11,6 +11,7 @@
 #include "estimate/op_timing.h"
 #include "estimate/transformer_ops.h"
 #include "estimate/transformer_math.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -76,7 +77,9 @@ Status ForwardInference(const LlmStepModel& im, const Workload& w, const Hardwar
     s.max_batch = batch;
     s.ttft_s = e->time.step_s;
     s.requests_per_s = e->throughput;
-    s.replicas = static_cast<int>(std::ceil(w.request_rate / s.requests_per_s - 1e-9));
+    Status counted = CountToCover("request_rate", w.request_rate, s.requests_per_s,
+                                  kMaxServingReplicas, "replicas", &s.replicas);
+    if (!counted.ok()) return counted;
     s.meets_targets = !w.ttft_target_s || s.ttft_s <= *w.ttft_target_s;
     if (!s.meets_targets) {
       e->notes.push_back(fmt::format("misses the latency target: {:.0f} ms per batch of {}",

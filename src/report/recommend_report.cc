@@ -172,8 +172,9 @@ std::string ParetoSvg(const Recommendation& r, const std::string& currency) {
     }
     return std::pair{a, b};
   };
-  auto [hx0, hx1] = span(min_h, max_h);
-  auto [cy0, cy1] = span(min_c, max_c);
+  // Plain variables, not structured bindings: clang before 16 cannot capture those in lambdas.
+  const double hx0 = span(min_h, max_h).first, hx1 = span(min_h, max_h).second;
+  const double cy0 = span(min_c, max_c).first, cy1 = span(min_c, max_c).second;
   auto x = [&](double h) {
     return left + (std::log10(h) - hx0) / (hx1 - hx0) * (width - left - right);
   };

@@ -11,6 +11,7 @@
 #include "cloudfit/recommend_report.h"
 #include "util/date.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -18,16 +19,16 @@ namespace {
 
 using nlohmann::json;
 
-ApiResponse Ok(const json& body) { return {200, body.dump(), "application/json"}; }
+ApiResponse Ok(const json& body) { return {200, DumpJson(body), "application/json"}; }
 
-std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string Text(const json& v) { return v.is_string() ? v.get<std::string>() : DumpJson(v); }
 
-// Parses the body as a JSON object or says why not.
+// Parses the body as a JSON object or says why not: bounded in size and nesting, UTF-8 only
+// (a body that is not is a 400, not a 500 when the answer is written).
 bool ParseBody(const std::string& body, json* out, ApiResponse* error) {
-  try {
-    *out = json::parse(body);
-  } catch (const json::exception& e) {
-    *error = ApiError(400, std::string("body: malformed JSON: ") + e.what());
+  Status s = ParseJson("body", body, kMaxDocumentBytes, out);
+  if (!s.ok()) {
+    *error = ApiError(400, s.message());
     return false;
   }
   if (!out->is_object()) {
@@ -43,8 +44,19 @@ Status WorkloadFrom(const Catalog& catalog, const json& body, Workload* w) {
     return Status::InvalidArgument("workload: missing; an object of workload fields");
   }
   for (const auto& [key, value] : body["workload"].items()) {
+    if (key == "model_config") {
+      // The API reads no files: a config comes inline, as the JSON object config.json holds.
+      if (!value.is_object()) {
+        return Status::InvalidArgument(
+            "workload.model_config: expected the config.json object itself (the API reads no "
+            "files; send its contents, at most 4 MiB)");
+      }
+      Status s = SetWorkloadField(w, key, DumpJson(value));
+      if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
+      continue;
+    }
     if (value.is_object() || value.is_array()) {
-      return Status::InvalidArgument("workload." + key + ": expected a single value");
+      return Status::InvalidArgument("workload." + Shown(key) + ": expected a single value");
     }
     Status s = SetWorkloadField(w, key, Text(value));
     if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
@@ -73,6 +85,12 @@ Status CalibrationFrom(const Catalog& catalog, const json& body, Workload* w) {
     if (!list.is_array()) {
       return Status::InvalidArgument("calibration.measured: expected an array of strings");
     }
+    // Each measurement costs a search of some forty estimates: a handful is what anyone has.
+    constexpr size_t kMaxMeasurements = 16;
+    if (list.size() > kMaxMeasurements) {
+      return Status::InvalidArgument(fmt::format(
+          "calibration.measured: {} measurements; at most {}", list.size(), kMaxMeasurements));
+    }
     for (size_t i = 0; i < list.size(); ++i) {
       std::string field = fmt::format("calibration.measured[{}]", i);
       if (!list[i].is_string()) return Status::InvalidArgument(field + ": expected a string");
@@ -85,63 +103,77 @@ Status CalibrationFrom(const Catalog& catalog, const json& body, Workload* w) {
   return Status::OK();
 }
 
-std::vector<std::string> StringList(const json& v) {
-  std::vector<std::string> out;
+// A list of names, as an array or a comma-separated string; each a bounded name.
+constexpr size_t kMaxListItems = 1000;
+Status StringList(const std::string& field, const json& v, std::vector<std::string>* out) {
+  out->clear();
   if (v.is_array()) {
-    for (const json& x : v) out.push_back(Text(x));
+    for (const json& x : v) out->push_back(Text(x));
   } else {
-    out = SplitList(Text(v), ',');
+    *out = SplitList(Text(v), ',');
   }
-  return out;
+  if (out->size() > kMaxListItems) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {} names; at most {}", field, out->size(), kMaxListItems));
+  }
+  for (size_t i = 0; i < out->size(); ++i) {
+    Status s = CheckName(fmt::format("{}[{}]", field, i), (*out)[i]);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 Status OptionsFrom(const json& body, RecommendOptions* o, size_t* top) {
   if (!body.contains("options")) return Status::OK();
   if (!body["options"].is_object()) return Status::InvalidArgument("options: expected an object");
   for (const auto& [key, value] : body["options"].items()) {
-    std::string field = "options." + key;
+    std::string field = "options." + Shown(key);
+    // A copy, not the structured binding: clang before 16 cannot capture bindings in lambdas.
+    const std::string text = Text(value);
     double number = 0;
-    bool numeric = ParseDouble(Text(value), &number);
-    auto need_number = [&](double min, double max) {
-      if (!numeric || number < min || number > max) {
-        return Status::InvalidArgument(
-            fmt::format("{}: '{}' is not a number in [{}, {}]", field, Text(value), min, max));
-      }
-      return Status::OK();
+    long long whole = 0;
+    auto need_number = [&](double min, double max, const char* unit) {
+      return ParseNumber(field, text, min, max, unit, &number);
+    };
+    auto need_whole = [&](long long min, long long max) {
+      return ParseWholeNumber(field, text, min, max, "", &whole);
     };
     Status s;
-    if (key == "providers") o->providers = StringList(value);
-    else if (key == "regions") o->regions = StringList(value);
-    else if (key == "gpus") o->gpus = StringList(value);
-    else if (key == "exclude_gpus") o->exclude_gpus = StringList(value);
-    else if (key == "instances") o->instances = StringList(value);
+    if (key == "providers") s = StringList(field, value, &o->providers);
+    else if (key == "regions") s = StringList(field, value, &o->regions);
+    else if (key == "gpus") s = StringList(field, value, &o->gpus);
+    else if (key == "exclude_gpus") s = StringList(field, value, &o->exclude_gpus);
+    else if (key == "instances") s = StringList(field, value, &o->instances);
     else if (key == "deadline_hours") {
-      if ((s = need_number(1e-6, 1e7)).ok()) o->deadline_hours = number;
+      if ((s = need_number(1e-6, 1e7, "hours")).ok()) o->deadline_hours = number;
     } else if (key == "budget") {
-      if ((s = need_number(1e-6, 1e12)).ok()) o->budget = number;
+      if ((s = need_number(1e-6, 1e12, "")).ok()) o->budget = number;
     } else if (key == "min_gpus") {
-      if ((s = need_number(0, 1e5)).ok()) o->min_gpus = number;
+      if ((s = need_number(0, 1e5, "GPUs")).ok()) o->min_gpus = number;
     } else if (key == "max_gpus") {
-      if ((s = need_number(0, 1e5)).ok()) o->max_gpus = number;
+      if ((s = need_number(0, 1e5, "GPUs")).ok()) o->max_gpus = number;
     } else if (key == "max_nodes") {
-      if ((s = need_number(1, 64)).ok()) o->max_nodes = static_cast<int>(number);
+      if ((s = need_whole(1, 64)).ok()) o->max_nodes = static_cast<int>(whole);
     } else if (key == "top") {
-      if ((s = need_number(1, 1000)).ok()) *top = static_cast<size_t>(number);
+      if ((s = need_whole(1, 1000)).ok()) *top = static_cast<size_t>(whole);
     } else if (key == "hours") {
-      if ((s = need_number(1e-6, 1e6)).ok()) o->fixed_hours = number;
+      if ((s = need_number(1e-6, 1e6, "hours")).ok()) o->fixed_hours = number;
     } else if (key == "currency") {
-      o->currency = Text(value);
+      if ((s = CheckName(field, Text(value))).ok()) o->currency = Text(value);
     } else if (key == "objective") {
       if (!ParseObjective(Text(value), &o->objective)) {
-        s = Status::InvalidArgument(field + ": '" + Text(value) +
+        s = Status::InvalidArgument(field + ": '" + Shown(Text(value)) +
                                     "' is not one of cheapest, fastest, balanced");
       }
     } else if (key == "pricing") {
       o->pricing.clear();
-      for (const std::string& p : StringList(value)) {
+      std::vector<std::string> modes;
+      s = StringList(field, value, &modes);
+      for (size_t i = 0; s.ok() && i < modes.size(); ++i) {
+        const std::string& p = modes[i];
         PricingMode mode;
         if (!ParsePricingMode(p, &mode)) {
-          s = Status::InvalidArgument(field + ": '" + p +
+          s = Status::InvalidArgument(field + ": '" + Shown(p) +
                                       "' is not one of ondemand, spot, reserved-1y, reserved-3y");
           break;
         }
@@ -172,7 +204,8 @@ Status OptionsFrom(const json& body, RecommendOptions* o, size_t* top) {
 }  // namespace
 
 ApiResponse ApiError(int status, const std::string& message) {
-  return {status, json{{"error", message}}.dump(), "application/json"};
+  // DumpJson: a message quoting a client's bytes (a path that is not UTF-8) still serialises.
+  return {status, DumpJson(json{{"error", message}}), "application/json"};
 }
 
 ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
@@ -197,7 +230,7 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
                       {"nodes", c.nodes},
                       {"pricing", PricingModeName(c.mode)},
                       {"hours", c.hours},
-                      {"total_cost", *c.total_cost},
+                      {"total_cost", c.total_cost ? json(*c.total_cost) : json()},
                       {"pareto", c.pareto}});
   }
   out["points"] = points;
@@ -217,21 +250,33 @@ ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
     return ApiError(400, "hardware: missing; an object with gpu and gpus, or instance");
   }
   for (const auto& [key, value] : request["hardware"].items()) {
-    double number = 0;
-    bool numeric = ParseDouble(Text(value), &number);
-    if (key == "gpu") spec.gpu = Text(value);
-    else if (key == "instance") spec.instance = Text(value);
-    else if (key == "gpus" && numeric) spec.gpus = number;
-    else if (key == "nodes" && numeric) spec.nodes = static_cast<int>(number);
-    else if (key == "network_gbps" && numeric) spec.network_gbps = number;
-    else {
-      return ApiError(400, "hardware." + key + ": unknown field or not a number; known: gpu, gpus, "
-                           "instance, nodes, network_gbps");
+    std::string field = "hardware." + Shown(key);
+    long long nodes = 0;
+    if (key == "gpu") {
+      if ((s = CheckName(field, Text(value))).ok()) spec.gpu = Text(value);
+    } else if (key == "instance") {
+      if ((s = CheckName(field, Text(value))).ok()) spec.instance = Text(value);
+    } else if (key == "gpus") {
+      s = ParseNumber(field, Text(value), 0, 1024, "GPUs", &spec.gpus);
+    } else if (key == "nodes") {
+      if ((s = ParseWholeNumber(field, Text(value), 1, 100000, "nodes", &nodes)).ok()) {
+        spec.nodes = static_cast<int>(nodes);
+      }
+    } else if (key == "network_gbps") {
+      s = ParseNumber(field, Text(value), 0, 1e6, "Gbit/s", &spec.network_gbps);
+    } else {
+      return ApiError(400, field + ": unknown field; known: gpu, gpus, instance, nodes, "
+                                   "network_gbps");
     }
+    if (!s.ok()) return ApiError(400, s.message());
   }
   Hardware hw;
   s = ResolveHardware(catalog, spec, &hw);
-  if (!s.ok()) return ApiError(400, "hardware." + s.message().substr(2));
+  if (!s.ok()) {
+    // ResolveHardware names command-line flags ("--gpu: ..."); here they are hardware fields.
+    const std::string& message = s.message();
+    return ApiError(400, "hardware." + (StartsWith(message, "--") ? message.substr(2) : message));
+  }
   Estimate e;
   s = EstimateWorkload(catalog, w, hw, &e);
   if (!s.ok()) return ApiError(400, s.message());
@@ -270,7 +315,7 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
     if (it == params.end()) return std::nullopt;
     double v = 0;
     if (!ParseDouble(it->second, &v)) {
-      if (error.empty()) error = std::string(key) + ": '" + it->second + "' is not a number";
+      if (error.empty()) error = std::string(key) + ": '" + Shown(it->second) + "' is not a number";
       return std::nullopt;
     }
     return v;
@@ -283,7 +328,7 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
   for (const auto& [key, value] : params) {
     bool known = false;
     for (const char* k : kKnown) known |= key == k;
-    if (!known) return ApiError(400, key + ": unknown query parameter");
+    if (!known) return ApiError(400, Shown(key) + ": unknown query parameter");
   }
   q.providers = list("provider");
   q.regions = list("region");
@@ -299,12 +344,18 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
   q.vcpus = {number("vcpus_min"), number("vcpus_max")};
   q.memory_gib = {number("memory_min"), number("memory_max")};
   q.price_per_hour = {number("price_min"), number("price_max")};
-  if (auto top = number("top")) q.top = static_cast<size_t>(std::max(0.0, *top));
+  if (auto it = params.find("top"); it != params.end()) {
+    long long top = 0;
+    Status s = ParseWholeNumber("top", it->second, 0, 1000000, "offers", &top);
+    if (!s.ok()) return ApiError(400, s.message());
+    q.top = static_cast<size_t>(top);
+  }
   if (auto it = params.find("arch"); it != params.end()) q.arch = it->second;
   if (auto it = params.find("currency"); it != params.end()) q.currency = it->second;
   if (auto it = params.find("sort"); it != params.end()) q.sort_by = it->second;
   if (auto it = params.find("pricing"); it != params.end() && !ParsePricingMode(it->second, &q.pricing)) {
-    return ApiError(400, "pricing: '" + it->second + "' is not one of ondemand, spot, reserved-1y, reserved-3y");
+    return ApiError(400, "pricing: '" + Shown(it->second) +
+                             "' is not one of ondemand, spot, reserved-1y, reserved-3y");
   }
   if (!error.empty()) return ApiError(400, error);
   std::vector<Offer> offers;
