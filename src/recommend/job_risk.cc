@@ -11,7 +11,6 @@ namespace cloudfit {
 
 namespace {
 
-constexpr double kHoursPerMonth = 730;
 // Beyond this many expected interruptions per run the exponentials below overflow; the run is
 // hopeless anyway, so the overhead is capped.
 constexpr double kMaxExponent = 50;

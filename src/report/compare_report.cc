@@ -97,7 +97,8 @@ Table ComparisonTable(const Comparison& c, const RecommendOptions& o) {
     for (const ModeOffer& offer : e.offers) {
       row.push_back(offer.best ? FormatNumber(*offer.best->total_cost, 2) : "-");
       if (offer.mode == PricingMode::kSpot && offer.best && offer.best->spot) {
-        risk = fmt::format("{:.0f}% (+{:.1f}% time)", 100 * offer.best->spot->probability_interrupted,
+        risk = fmt::format("{:.2g}% (+{:.2g}% time)",
+                           100 * offer.best->spot->probability_interrupted,
                            100 * offer.best->spot->overhead_fraction);
       }
     }

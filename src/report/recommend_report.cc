@@ -168,7 +168,11 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                   FormatNumber(*c.price_per_hour, 3),
                   *c.total_cost > 0 && *c.total_cost < 0.1 ? fmt::format("{:.2g}", *c.total_cost)
                                                            : FormatNumber(*c.total_cost, 2),
-                  c.cost_per_unit ? FormatNumber(*c.cost_per_unit, 4) + "/" + c.unit : "-",
+                  c.cost_per_unit ? (*c.cost_per_unit > 0 && *c.cost_per_unit < 0.001
+                                         ? fmt::format("{:.2g}", *c.cost_per_unit)
+                                         : FormatNumber(*c.cost_per_unit, 4)) +
+                                        "/" + c.unit
+                                  : "-",
                   e.bottleneck, warnings});
   }
   return table;
@@ -201,8 +205,11 @@ std::string ParetoSvg(const Recommendation& r, const std::string& currency) {
     }
     return std::pair{a, b};
   };
-  auto [hx0, hx1] = span(min_h, max_h);
-  auto [cy0, cy1] = span(min_c, max_c);
+  // Plain variables, not structured bindings: lambdas below capture them (clang 14 cannot).
+  const std::pair<double, double> hours_span = span(min_h, max_h);
+  const std::pair<double, double> cost_span = span(min_c, max_c);
+  const double hx0 = hours_span.first, hx1 = hours_span.second;
+  const double cy0 = cost_span.first, cy1 = cost_span.second;
   auto x = [&](double h) {
     return left + (std::log10(h) - hx0) / (hx1 - hx0) * (width - left - right);
   };

@@ -51,7 +51,7 @@ Status Bool(const std::string& field, const json& v, bool* out) {
   std::string k = ToLower(Text(v));
   if (k == "true" || k == "yes" || k == "1") *out = true;
   else if (k == "false" || k == "no" || k == "0") *out = false;
-  else return Invalid(field, "expected true or false, not '" + Text(v) + "'");
+  else return Invalid(field, fmt::format("expected true or false, not '{}'", Text(v)));
   return Status::OK();
 }
 
@@ -127,7 +127,7 @@ const std::map<std::string, OptionSetter>& Options() {
       {"objective",
        [](const std::string& field, const json& v, RecommendOptions* o) {
          if (ParseObjective(Text(v), &o->objective)) return Status::OK();
-         return Invalid(field, "'" + Text(v) + "' is not one of cheapest, fastest, balanced");
+         return Invalid(field, fmt::format("'{}' is not one of cheapest, fastest, balanced", Text(v)));
        }},
       {"pricing",
        [](const std::string& field, const json& v, RecommendOptions* o) {
@@ -135,8 +135,8 @@ const std::map<std::string, OptionSetter>& Options() {
          for (const std::string& p : StringList(v)) {
            PricingMode mode;
            if (!ParsePricingMode(p, &mode)) {
-             return Invalid(field, "'" + p +
-                                       "' is not one of ondemand, spot, reserved-1y, reserved-3y");
+             return Invalid(field, fmt::format(
+                                       "'{}' is not one of ondemand, spot, reserved-1y, reserved-3y", p));
            }
            if (std::find(o->pricing.begin(), o->pricing.end(), mode) == o->pricing.end()) {
              o->pricing.push_back(mode);
