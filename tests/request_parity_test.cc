@@ -74,13 +74,40 @@ std::vector<std::pair<std::string, std::string>> FourWays(const Case& c) {
   return out;
 }
 
+// The path of the first value where two documents differ, to say where parity broke.
+std::string FirstDifference(const json& a, const json& b, const std::string& path = "") {
+  if (a.type() != b.type()) return path + " (type)";
+  if (a.is_object()) {
+    for (const auto& [k, v] : a.items()) {
+      if (!b.contains(k)) return path + "." + k + " (missing)";
+      std::string d = FirstDifference(v, b[k], path + "." + k);
+      if (!d.empty()) return d;
+    }
+    for (const auto& [k, v] : b.items()) {
+      if (!a.contains(k)) return path + "." + k + " (extra)";
+    }
+    return "";
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return path + " (length)";
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::string d = FirstDifference(a[i], b[i], path + "[" + std::to_string(i) + "]");
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
+  return a == b ? "" : path + ": " + a.dump() + " vs " + b.dump();
+}
+
 void ExpectIdentical(const Case& c) {
   auto answers = FourWays(c);
   ASSERT_EQ(answers.size(), 4u);
   const std::string& reference = answers.front().second;
   EXPECT_GT(reference.size(), 100u) << c.name;
   for (const auto& [way, doc] : answers) {
-    EXPECT_EQ(doc, reference) << c.name << ": " << way << " differs from flags";
+    EXPECT_EQ(doc, reference) << c.name << ": " << way << " differs from flags at "
+                              << FirstDifference(json::parse(reference, nullptr, false),
+                                                 json::parse(doc, nullptr, false));
   }
 }
 

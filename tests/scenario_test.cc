@@ -107,7 +107,9 @@ TEST(ScenarioTest, RenderFarmPrefersSpotAndGpusThatHoldTheScene) {
   for (const Candidate& c : r.ranked) {
     EXPECT_GE(GpuMemoryGib(c), 20.5) << c.instance->name;
     EXPECT_LE(c.hours, 48);
-    if (c.spot) EXPECT_EQ(c.spot->checkpoint_interval_hours, 0) << "frames need no checkpoint";
+    if (c.spot) {
+      EXPECT_EQ(c.spot->checkpoint_interval_hours, 0) << "frames need no checkpoint";
+    }
   }
   // 80 GPU-hours of RTX 4090 work: tens to hundreds of dollars.
   EXPECT_TRUE(Within(*r.ranked.front().total_cost, 5, 1000)) << *r.ranked.front().total_cost;
@@ -229,7 +231,9 @@ TEST(ScenarioTest, Gpt3TrainingIsNotALargeSpotCluster) {
   Recommendation r = Recommended({{"kind", "train"}, {"model", "GPT-3 175B"}, {"tokens", "3e11"}}, o);
   ASSERT_FALSE(r.ranked.empty());
   for (const Candidate& c : r.ranked) {
-    if (c.mode == PricingMode::kSpot) EXPECT_LE(c.nodes, o.max_spot_nodes) << c.instance->name;
+    if (c.mode == PricingMode::kSpot) {
+      EXPECT_LE(c.nodes, o.max_spot_nodes) << c.instance->name;
+    }
   }
   bool said = false;
   for (const Candidate& c : r.rejected) {
@@ -319,14 +323,6 @@ TEST(ScenarioTest, ClassicMlRanksCpuInstancesFirstWhenTheyWin) {
   ASSERT_FALSE(big.ranked.empty());
   EXPECT_TRUE(big.ranked.front().instance->has_gpu());
   EXPECT_TRUE(big.ranked.front().estimate->runs_on_gpu);
-}
-
-// Seed 003/004: online inference at low concurrency need not be a big GPU; a quantised 7B model
-// behind a latency target is never served from a CPU instance.
-TEST(ScenarioTest, InteractiveLatencyIsNeverMetOnCpus) {
-  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-7B"}, {"request_rate", "1"},
-                                  {"ttft_target_ms", "200"}, {"prompt_tokens", "256"}});
-  for (const Candidate& c : r.ranked) EXPECT_TRUE(c.instance->has_gpu()) << c.instance->name;
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ TEST(WorkloadDefaultsTest, BatchAndSequenceComeFromTheModelsRecipe) {
     Workload w = Built(c.fields);
     SCOPED_TRACE(w.model.name);
     EXPECT_EQ(w.global_batch, c.batch);
-    if (c.seq_len > 0) EXPECT_EQ(w.seq_len, c.seq_len);
+    if (c.seq_len > 0) {
+      EXPECT_EQ(w.seq_len, c.seq_len);
+    }
     const Assumption* batch = Find(w, "batch");
     ASSERT_NE(batch, nullptr);
     EXPECT_EQ(batch->value, std::to_string(c.batch));

@@ -3,7 +3,8 @@
 'use strict';
 
 const WORKLOAD = ['model', 'kind', 'precision', 'batch', 'seq_len', 'tokens', 'epochs',
-                  'dataset_samples', 'request_rate', 'ttft_target_ms', 'tpot_target_ms'];
+                  'dataset_samples', 'request_rate', 'ttft_target_ms', 'tpot_target_ms',
+                  'latency_percentile', 'engine'];
 const FIELDS = [...WORKLOAD, 'deadline_hours', 'budget', 'measured'];
 const $ = (id) => document.getElementById(id);
 let result = null;

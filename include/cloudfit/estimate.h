@@ -56,15 +56,28 @@ struct TimeBreakdown {
 };
 
 struct ServingFigures {
+  std::string engine;             // the engine profile's name
+  // How one hardware unit (a GPU set or an instance) is used: copies of the model, each over
+  // tensor_parallel x pipeline_parallel GPUs.
+  int copies = 1;
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  double percentile = 0.95;       // ttft_s and tpot_s hold at this percentile
   double prefill_s = 0;           // one prompt's prefill alone
-  double ttft_s = 0;              // time to first token at the chosen batch
-  double tpot_s = 0;              // time per output token
-  int max_batch = 0;              // concurrent sequences the KV cache holds
-  double kv_capacity_tokens = 0;
-  double tokens_per_s = 0;        // generated tokens per second per replica
-  double requests_per_s = 0;      // per replica within the latency targets
-  int replicas = 0;               // for the workload's request rate
+  double ttft_s = 0;              // time to first token at the load, at the percentile
+  double tpot_s = 0;              // time per output token at the load, at the percentile
+  double ttft_median_s = 0;
+  double tpot_median_s = 0;
+  int max_batch = 0;              // sequences one copy admits at once (engine cap, KV cache)
+  double batch_at_load = 0;       // mean sequences decoding per copy at the requested rate
+  double kv_capacity_tokens = 0;  // per copy
+  double tokens_per_s = 0;        // generated tokens/s per replica at the planned load
+  double requests_per_s = 0;      // per replica: the planned load (target utilisation, targets)
+  double saturation_requests_per_s = 0;  // per replica: where queues grow without bound
+  double utilisation = 0;         // at the requested rate: rate / (replicas x saturation)
+  int replicas = 0;               // hardware units for the workload's request rate
   bool meets_targets = true;
+  std::string sized_by;           // what bounds requests_per_s: "utilisation", "TTFT", "TPOT"
 };
 
 struct RenderFigures {

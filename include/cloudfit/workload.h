@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cloudfit/model.h"
+#include "cloudfit/serving_engine.h"
 #include "cloudfit/status.h"
 
 namespace cloudfit {
@@ -35,7 +36,6 @@ enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 
 enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
 enum class Recompute { kNone, kSelective, kFull };
-enum class ServingEngine { kStatic, kPaged };
 enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
 
 // Speed corrections from measurements (cloudfit/measured_calibration.h), never read from a
@@ -111,7 +111,16 @@ struct Workload {
   int output_tokens = 256;
   std::optional<double> ttft_target_s;  // time to first token
   std::optional<double> tpot_target_s;  // time per output token
-  ServingEngine engine = ServingEngine::kPaged;
+  // The serving engine by name (data/serving_engines.csv), resolved by FinalizeWorkload.
+  std::string engine = "vllm";
+  ServingEngineProfile engine_profile;
+  std::optional<double> gpu_memory_utilization;  // the engine's memory share; unset = its default
+  std::string kv_cache_dtype = "auto";           // auto = the model's 16-bit format
+  int max_batch = 0;  // concurrent sequences (max_num_seqs); 0 = the engine's default
+  double latency_percentile = 0.95;  // the TTFT and TPOT targets hold at this percentile
+  // Replicas are sized so each runs at this share of its saturation throughput; the
+  // autoscaling policy scales out at the same figure.
+  double target_utilisation = 0.7;
   // How inference spreads a model over GPUs: tensor parallel (vLLM, TensorRT-LLM) or whole
   // layers per GPU run one after another (llama.cpp's default split, Accelerate's device_map).
   bool layer_split = false;

@@ -170,6 +170,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     if (method.find("llama.cpp") != std::string::npos) {
       // llama-bench: batch 1, layers split over GPUs in turn.
       fields.push_back({"kind", "inference"});
+      fields.push_back({"engine", "llama.cpp"});
       fields.push_back({"multi_gpu", "layers"});
       fields.push_back({"micro_batch", "1"});
       if (precision == "GGUF Q4_K_M") {

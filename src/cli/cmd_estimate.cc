@@ -79,11 +79,28 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
   if (e.serving) {
     const ServingFigures& s = *e.serving;
     std::cout << fmt::format(
-        "serving: TTFT {} ms, TPOT {} ms, batch {}, KV capacity {:.0f} tokens, {} tokens/s, "
-        "{} requests/s per replica, {} replica(s) for {} requests/s{}\n",
-        FormatNumber(s.ttft_s * 1e3, 1), FormatNumber(s.tpot_s * 1e3, 2), s.max_batch,
-        s.kv_capacity_tokens, FormatNumber(s.tokens_per_s, 0), FormatNumber(s.requests_per_s, 2),
-        s.replicas, FormatNumber(w.request_rate, 2), s.meets_targets ? "" : " (MISSES TARGET)");
+        "serving ({}): {} cop{} per replica (tensor parallel {}, pipeline {}), up to {} "
+        "sequences each, KV capacity {:.0f} tokens\n",
+        s.engine, s.copies, s.copies == 1 ? "y" : "ies", s.tensor_parallel, s.pipeline_parallel,
+        s.max_batch, s.kv_capacity_tokens);
+    if (w.kind == WorkloadKind::kServing) {
+      std::cout << fmt::format(
+          "at {} requests/s: {} replica(s), {:.0f}% of saturation, batch {} per copy; "
+          "p{:.0f} TTFT {} ms, TPOT {} ms (median {} ms, {} ms){}\n",
+          FormatNumber(w.request_rate, 2), s.replicas, 100 * s.utilisation,
+          FormatNumber(s.batch_at_load, 1), 100 * s.percentile, FormatNumber(s.ttft_s * 1e3, 1),
+          FormatNumber(s.tpot_s * 1e3, 2), FormatNumber(s.ttft_median_s * 1e3, 1),
+          FormatNumber(s.tpot_median_s * 1e3, 2), s.meets_targets ? "" : " (MISSES TARGET)");
+      std::cout << fmt::format(
+          "per replica: {} requests/s planned (bound by {}), {} at saturation, {} tokens/s\n",
+          FormatNumber(s.requests_per_s, 2), s.sized_by, FormatNumber(s.saturation_requests_per_s, 2),
+          FormatNumber(s.tokens_per_s, 0));
+    } else {
+      std::cout << fmt::format("batch {}: TTFT {} ms, TPOT {} ms, {} tokens/s{}\n", s.max_batch,
+                               FormatNumber(s.ttft_s * 1e3, 1), FormatNumber(s.tpot_s * 1e3, 2),
+                               FormatNumber(s.tokens_per_s, 0),
+                               s.meets_targets ? "" : " (MISSES TARGET)");
+    }
   }
   if (e.render) {
     const RenderFigures& r = *e.render;

@@ -83,7 +83,7 @@ Status EstimateInference(const Catalog& catalog, const Workload& w, const Hardwa
   }
   e->runs_on_gpu = hw.has_gpu();
   LlmStepModel im(catalog, w, hw);
-  if (im.language_model()) return EstimateLlmServing(im, w, hw, e);
+  if (im.language_model()) return EstimateLlmServing(catalog, w, hw, e);
   return ForwardInference(im, w, hw, e);
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/transformer_math.h"
@@ -17,10 +18,23 @@ inline constexpr int kMaxBatch = 256;  // vLLM's default max_num_seqs
 inline constexpr double kPrefillChunkTokens = 512;   // llama.cpp's default n_ubatch
 inline constexpr double kPrefillBatchTokens = 2048;  // llama.cpp's default n_batch
 
+// What a serving engine changes in the step physics, filled from its profile by the serving
+// layer (llm_serving.cc). The defaults reproduce the fitted figures of data/efficiency.csv, whose
+// decode and prefill rows were fitted to llama.cpp.
+struct EngineStepInputs {
+  double kv_bytes_per_element = 2;  // KV-cache format (fp8/int8: 1)
+  std::optional<double> decode_bandwidth_efficiency;  // replaces the llm_decode row
+  std::optional<double> prefill_compute_efficiency;   // replaces the llm_prefill row
+  double step_overhead_s = 0;      // per iteration, outside the GPU kernels
+  double memory_share = kPagedEngineMemoryShare;  // of device memory, for weights + KV
+  bool memory_share_of_free = false;  // share of what weights and workspace leave instead
+};
+
 class LlmStepModel {
  public:
-  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
-      : w_(w), hw_(hw), m_(w.model) {
+  LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw,
+               const EngineStepInputs& engine = EngineStepInputs())
+      : w_(w), hw_(hw), m_(w.model), engine_(engine) {
     rates_ = WorkloadRates(w, hw);
     devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
     const EfficiencyTable& eff = catalog.efficiency();
@@ -34,7 +48,15 @@ class LlmStepModel {
     layer_latency_s_ = eff.Lookup("layer_split_hop_s", "*", "*", "*", 1e-4);
     double bits = w.weight_bits > 0 ? w.weight_bits : BytesPerWeight(w.precision) * 8;
     weight_bytes_ = m_.params * bits / 8;
-    kv_per_token_ = KvCacheBytesPerToken(m_, 2);
+    kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
+    if (engine.decode_bandwidth_efficiency) {
+      decode_bw_eff_ = *engine.decode_bandwidth_efficiency;
+      decode_row_ = nullptr;
+    }
+    if (engine.prefill_compute_efficiency) {
+      prefill_eff_ = *engine.prefill_compute_efficiency;
+      prefill_row_ = nullptr;
+    }
   }
 
   bool language_model() const {
@@ -49,6 +71,16 @@ class LlmStepModel {
 
   // One decode step for `batch` sequences at `context` tokens each.
   double DecodeStepSeconds(double batch, double context) const {
+    return engine_.step_overhead_s + DecodeKernelSeconds(batch, context);
+  }
+
+  // Prefill of `batch` prompts of `tokens` each.
+  double PrefillSeconds(double batch, double tokens) const {
+    return engine_.step_overhead_s + PrefillKernelSeconds(batch, tokens);
+  }
+
+  // The GPU time of one decode step, without the engine's per-iteration overhead.
+  double DecodeKernelSeconds(double batch, double context) const {
     double flops = batch * (2 * NonEmbeddingParams(m_) + 2.0 * m_.hidden * m_.vocab +
                             4.0 * m_.layers * context * m_.hidden);
     double bytes = weight_bytes_ + batch * context * kv_per_token_;
@@ -70,8 +102,8 @@ class LlmStepModel {
     return compute + memory + comm;
   }
 
-  // Prefill of `batch` prompts of `tokens` each.
-  double PrefillSeconds(double batch, double tokens) const {
+  // The GPU time of a prefill, without the engine's per-iteration overhead.
+  double PrefillKernelSeconds(double batch, double tokens) const {
     double flops = batch * tokens * ForwardFlopsPerToken(m_, tokens, true);
     if (w_.layer_split && devices_ > 1) {
       // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
@@ -113,11 +145,14 @@ class LlmStepModel {
   // Tokens of KV cache a paged engine can hold on each device after weights and workspace.
   double KvCapacityTokens() const {
     MemoryBreakdown fixed = Memory(1, 0);
-    double budget = rates_.memory_bytes * kPagedEngineMemoryShare - fixed.total_bytes();
+    double budget = engine_.memory_share_of_free
+                        ? (rates_.memory_bytes - fixed.total_bytes()) * engine_.memory_share
+                        : rates_.memory_bytes * engine_.memory_share - fixed.total_bytes();
     return std::max(0.0, budget) / (kv_per_token_ / shards());
   }
 
   const DeviceRates& rates() const { return rates_; }
+  const EngineStepInputs& engine() const { return engine_; }
   double weight_bytes() const { return weight_bytes_; }
   double kv_per_token() const { return kv_per_token_; }
   double decode_bw_eff() const { return decode_bw_eff_; }
@@ -132,6 +167,7 @@ class LlmStepModel {
   const Workload& w_;
   const Hardware& hw_;
   const Model& m_;
+  EngineStepInputs engine_;
   DeviceRates rates_;
   int devices_ = 1;
   double decode_bw_eff_ = 0.7, prefill_eff_ = 0.5, forward_eff_ = 0.5, bandwidth_eff_ = 0.8;
@@ -141,9 +177,10 @@ class LlmStepModel {
   double weight_bytes_ = 0, kv_per_token_ = 0;
 };
 
-// Serving and batch inference of a language model: batch, time to first token, time per output
-// token, requests per replica and replicas for the request rate.
-Status EstimateLlmServing(const LlmStepModel& model, const Workload& w, const Hardware& hw,
+// Serving and batch inference of a language model (llm_serving.cc): the engine's profile, how
+// the hardware is split into model copies, the batch the load forms, latencies at a percentile,
+// and replicas for the request rate.
+Status EstimateLlmServing(const Catalog& catalog, const Workload& w, const Hardware& hw,
                           Estimate* e);
 
 }  // namespace cloudfit

@@ -124,10 +124,13 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
       continue;
     }
     if (estimate->serving && !estimate->serving->meets_targets) {
-      AddRejection(out, t, nullptr, nodes,
-                   fmt::format("misses the latency target: TTFT {:.0f} ms, TPOT {:.1f} ms",
-                               estimate->serving->ttft_s * 1e3, estimate->serving->tpot_s * 1e3),
-                   estimate);
+      // The serving estimate's note says why (idle even so, or too slow to size sensibly).
+      std::string why = fmt::format("misses the latency target: TTFT {:.0f} ms, TPOT {:.1f} ms",
+                                    estimate->serving->ttft_s * 1e3, estimate->serving->tpot_s * 1e3);
+      for (const std::string& n : estimate->notes) {
+        if (n.rfind("misses the latency target", 0) == 0 || n.rfind("too slow", 0) == 0) why = n;
+      }
+      AddRejection(out, t, nullptr, nodes, why, estimate);
       continue;
     }
     if (w.kind == WorkloadKind::kRender &&

@@ -86,16 +86,6 @@ double CheckpointBytes(const Workload& w, const Estimate& e) {
   return (e.memory.weights_bytes + e.memory.optimizer_bytes) * std::max(1.0, shards);
 }
 
-AutoscalingPolicy Autoscale(const RecommendContext& ctx, const Estimate& e) {
-  const Workload& w = ctx.workload;
-  AutoscalingPolicy p;
-  const ServingFigures& s = *e.serving;
-  p.max_replicas = std::max(1, static_cast<int>(std::ceil(2 * w.request_rate / s.requests_per_s)));
-  p.min_replicas = ctx.options.allow_scale_to_zero ? 0 : 1;
-  p.utilisation_at_rate = w.request_rate / (std::max(1, s.replicas) * s.requests_per_s);
-  return p;
-}
-
 bool Excluded(const RecommendOptions& o, const std::string& line) {
   return std::find(o.excluded_costs.begin(), o.excluded_costs.end(), line) !=
          o.excluded_costs.end();
@@ -315,7 +305,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     double units = u.per_hour * base_hours;
     if (units > 0) c.cost_per_unit = total / units;
   }
-  if (est.serving && w.kind == WorkloadKind::kServing) c.autoscaling = Autoscale(ctx, est);
+  PlanServing(ctx, est, &c);
   // Constraints.
   if (std::string missing = MissingLicence(ctx.costs, w, t); !missing.empty()) {
     c.rejection = missing;

@@ -60,6 +60,7 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   EnumerateCandidates(&ctx, out);
   RankCandidates(ctx, out);
   ExplainRanking(ctx, out);
+  ProposeServingAlternatives(ctx, out);
   AddRequestNotes(ctx, out);
   for (const std::string& basis : workload.calibration.basis) {
     out->notes.insert(out->notes.begin(), "calibrated from " + basis);

@@ -66,6 +66,12 @@ void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice*
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
                      const std::shared_ptr<const Estimate>& e, Recommendation* out);
 
+// serving_plan.cc: a serving candidate's autoscaling policy and how its replicas were sized.
+void PlanServing(const RecommendContext& ctx, const Estimate& e, Candidate* c);
+// serving_plan.cc: notes on the answer when quantised weights or another multi-GPU split serve
+// the rate cheaper than the first choice.
+void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out);
+
 // ranking.cc: orders the feasible candidates, folds regions, marks the Pareto front.
 void RankCandidates(const RecommendContext& ctx, Recommendation* out);
 

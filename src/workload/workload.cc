@@ -235,10 +235,42 @@ const std::vector<FieldSpec>& Specs() {
        OptionalNumber("ttft_target_ms", &Workload::ttft_target_s, 0.01, 3.6e6, "ms", 1e-3)},
       {"tpot_target_ms", "time-per-output-token target, ms",
        OptionalNumber("tpot_target_ms", &Workload::tpot_target_s, 0.01, 3.6e6, "ms", 1e-3)},
-      {"engine", "static (static batching) or paged (continuous batching, paged KV cache)",
-       Choice<ServingEngine>("engine", &Workload::engine,
-                             {{"static", ServingEngine::kStatic},
-                              {"paged", ServingEngine::kPaged}})},
+      {"engine", "serving engine: vllm (default), tensorrt-llm, llama.cpp, static (data/serving_engines.csv)",
+       [](Workload* w, const std::string& v) {
+         if (v.empty()) return Bad("engine", v, "an engine name such as vllm or llama.cpp");
+         w->engine = v;  // resolved against the catalog by FinalizeWorkload
+         return Status::OK();
+       }},
+      {"gpu_memory_utilization", "share of device memory the engine claims for weights and KV cache",
+       OptionalNumber("gpu_memory_utilization", &Workload::gpu_memory_utilization, 0.05, 1, "(a share)")},
+      {"kv_cache_dtype", "KV cache format: auto, fp16, bf16, fp8, int8, q8_0, q4_0 (as the engine allows)",
+       [](Workload* w, const std::string& v) {
+         if (KvCacheBytesPerElement(v, 2) <= 0) {
+           return Bad("kv_cache_dtype", v, "one of auto, fp16, bf16, fp8, int8, q8_0, q4_0");
+         }
+         // One name per format: vLLM's fp8_e4m3/fp8_e5m2 are fp8, llama.cpp's f16 is fp16.
+         std::string d = ToLower(v);
+         if (d.rfind("fp8", 0) == 0) d = "fp8";
+         else if (d == "f16" || d == "float16" || d == "half") d = "fp16";
+         else if (d == "bfloat16") d = "bf16";
+         w->kv_cache_dtype = d;
+         return Status::OK();
+       }},
+      {"max_batch", "concurrent sequences per model copy (max_num_seqs); 0 = the engine's default",
+       Integer("max_batch", &Workload::max_batch, 0, 1 << 20, "sequences")},
+      {"latency_percentile", "percentile the latency targets hold at: p50, p95 (default), p99",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (!k.empty() && k[0] == 'p') k = k.substr(1);
+         double pct = 0;
+         if (!ParseDouble(k, &pct) || (pct != 50 && pct != 90 && pct != 95 && pct != 99)) {
+           return Bad("latency_percentile", v, "p50, p90, p95 or p99");
+         }
+         w->latency_percentile = pct / 100;
+         return Status::OK();
+       }},
+      {"target_utilisation", "share of a replica's saturation throughput it is sized to run at (0.7)",
+       Number("target_utilisation", &Workload::target_utilisation, 0.05, 0.95, "(a share)")},
       {"multi_gpu", "tensor (tensor parallel) or layers (layers split over GPUs, run in turn)",
        [](Workload* w, const std::string& v) {
          std::string k = ToLower(v);
@@ -512,6 +544,10 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   }
   if (w->kind == WorkloadKind::kPreprocess && w->data_gb <= 0) {
     return Status::InvalidArgument("data_gb: preprocessing needs the data size in GB");
+  }
+  if (w->kind == WorkloadKind::kServing || w->kind == WorkloadKind::kInference) {
+    Status s = ResolveServingEngine(catalog, w);
+    if (!s.ok()) return s;
   }
   return ApplyWorkloadDefaults(catalog, w);
 }

@@ -306,6 +306,17 @@ void ServingAssumptions(Workload* w) {
     Assume(w, "ttft_target_ms", "none",
            "no latency target: replicas are sized for throughput alone");
   }
+  if (!w->was_given("engine")) {
+    Assume(w, "engine", w->engine, "the serving engine (data/serving_engines.csv); give engine");
+  }
+  if ((w->ttft_target_s || w->tpot_target_s) && !w->was_given("latency_percentile")) {
+    Assume(w, "latency_percentile", fmt::format("p{:.0f}", 100 * w->latency_percentile),
+           "the latency targets hold at this percentile of requests");
+  }
+  if (!w->was_given("target_utilisation")) {
+    Assume(w, "target_utilisation", fmt::format("{:.0f}%", 100 * w->target_utilisation),
+           "each replica runs at this share of its saturation; autoscaling scales out there");
+  }
 }
 
 void StreamAssumptions(Workload* w) {
