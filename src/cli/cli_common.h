@@ -3,6 +3,7 @@
 #ifndef CLOUDFIT_CLI_CLI_COMMON_H_
 #define CLOUDFIT_CLI_CLI_COMMON_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog.h"
+#include "cloudfit/hardware.h"
+#include "cloudfit/recommend.h"
 #include "cloudfit/table.h"
 #include "cloudfit/workload.h"
 
@@ -54,6 +57,33 @@ void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags);
 // Applies the probe, then each measured throughput, to a finalized workload.
 void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w);
 
+// A SkyPilot task as input (--task FILE: its resources) and SkyPilot's "A100:8" in --gpu.
+struct TaskFlags {
+  std::string file;
+};
+void AddTaskFlag(CLI::App* command, TaskFlags* flags);
+// recommend: narrows the options to the task's resources and reads "A100:8" in --gpu. The task's
+// use_spot chooses the pricing unless --pricing was given.
+void ApplyTaskFlags(const Catalog& catalog, const TaskFlags& flags, bool pricing_given,
+                    RecommendOptions* options);
+// estimate: "A100:8" in --gpu, or the task's one hardware choice.
+void ApplyTaskFlags(const Catalog& catalog, const TaskFlags& flags, HardwareSpec* spec);
+
+// What `export` takes from `recommend`: the same flags, and the recommendation instead of the
+// printout.
+struct RecommendHooks {
+  // Runs first; returning true ends the command (an export of an instance named directly).
+  std::function<bool()> instead;
+  // Receives the recommendation instead of printing it.
+  std::function<void(const Catalog&, const Workload&, const RecommendOptions&,
+                     const Recommendation&)>
+      consume;
+};
+// A command with recommend's flags and behaviour under another name, with hooks.
+CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
+                                  const std::string& name, const std::string& description,
+                                  RecommendHooks hooks);
+
 // Adds --json, --csv and --markdown (mutually exclusive) to a subcommand.
 void AddFormatFlags(CLI::App* command, FormatOptions* options);
 
@@ -80,6 +110,8 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global);
 void AddProbeCommand(CLI::App* app, const GlobalOptions* global);
 void AddMonitorCommand(CLI::App* app, const GlobalOptions* global);
 void AddPocCommand(CLI::App* app, const GlobalOptions* global);
+void AddExportCommand(CLI::App* app, const GlobalOptions* global);
+void AddCompletionCommands(CLI::App* app);
 
 }  // namespace cloudfit::cli
 

@@ -23,6 +23,7 @@ struct EstimateOptions {
   bool explain = false;
   bool json = false;
   std::string jsonl;
+  TaskFlags task;
 };
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
@@ -205,8 +206,10 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
   Workload w = BuildWorkload(o.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
   ApplyCalibrationFlags(catalog, o.calibration, &w);
+  HardwareSpec spec = o.hardware;
+  ApplyTaskFlags(catalog, o.task, &spec);
   Hardware hw;
-  ThrowIfError(ResolveHardware(catalog, o.hardware, &hw));
+  ThrowIfError(ResolveHardware(catalog, spec, &hw));
   Estimate e;
   ThrowIfError(EstimateWorkload(catalog, w, hw, &e));
   if (o.json) {
@@ -224,7 +227,8 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
       "estimate", "Memory, time and scaling of a workload on one GPU, GPU count or instance");
   AddWorkloadFlags(c, &options->workload);
   AddCalibrationFlags(c, &options->calibration);
-  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias)");
+  AddTaskFlag(c, &options->task);
+  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus");
   c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
   c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
   c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str();

@@ -28,6 +28,8 @@ struct RecommendFlags {
   std::string plot;
   std::string jsonl;
   FormatOptions format;
+  TaskFlags task;
+  RecommendHooks hooks;
 };
 
 void WritePlot(const std::string& path, const std::string& svg) {
@@ -123,9 +125,11 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_option
 }
 
 void Run(const GlobalOptions& global, const RecommendFlags& f) {
+  if (f.hooks.instead && f.hooks.instead()) return;
   Catalog catalog = LoadCatalogOrThrow(global);
   nlohmann::json options = f.options.ToJson();
   if (!f.jsonl.empty()) {
+    if (!f.task.file.empty()) throw CliError{"--task goes with one request, not with --jsonl"};
     std::ifstream file;
     std::istream* in = &std::cin;
     if (f.jsonl != "-") {
@@ -150,9 +154,13 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
   RecommendRequest decoded;
   ThrowIfError(WithFlagNames(DecodeRecommendRequest(catalog, request, &decoded)));
   const Workload& w = decoded.workload;
-  const RecommendOptions& o = decoded.options;
+  RecommendOptions& o = decoded.options;
+  // --task (a SkyPilot task file) narrows the choice; its use_spot sets the pricing unless the
+  // user chose it.
+  ApplyTaskFlags(catalog, f.task, options.contains("pricing") || options.contains("spot"), &o);
   Recommendation r;
   ThrowIfError(Recommend(catalog, w, o, &r));
+  if (f.hooks.consume) return f.hooks.consume(catalog, w, o, r);
   if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, o.currency));
   if (!f.why_not.empty()) {
     std::vector<std::string> lines = ExplainInstance(r, f.why_not);
@@ -175,10 +183,19 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
 }  // namespace
 
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global) {
+  AddRecommendLikeCommand(
+      app, global, "recommend",
+      "Rank every instance, region and pricing mode for a workload by time and cost", {});
+}
+
+CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
+                                  const std::string& name, const std::string& description,
+                                  RecommendHooks hooks) {
   auto f = std::make_shared<RecommendFlags>();
-  CLI::App* c = app->add_subcommand(
-      "recommend", "Rank every instance, region and pricing mode for a workload by time and cost");
+  f->hooks = std::move(hooks);
+  CLI::App* c = app->add_subcommand(name, description);
   AddWorkloadFlags(c, &f->workload);
+  AddTaskFlag(c, &f->task);
   AddCalibrationFlags(c, &f->calibration);
   AddRecommendOptionFlags(c, &f->options);
   c->add_flag("--explain", f->explain, "Show every line of #1's bill with its quantities and source");
@@ -187,6 +204,7 @@ void AddRecommendCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)");
   AddFormatFlags(c, &f->format);
   c->callback([global, f]() { Run(*global, *f); });
+  return c;
 }
 
 }  // namespace cloudfit::cli

@@ -36,6 +36,8 @@ int Run(int argc, char** argv) {
   AddProbeCommand(&app, &global);
   AddMonitorCommand(&app, &global);
   AddPocCommand(&app, &global);
+  AddExportCommand(&app, &global);
+  AddCompletionCommands(&app);
 
   try {
     app.parse(argc, argv);

@@ -46,7 +46,7 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
   List(c, f, "--provider", "providers", "Providers to consider");
   List(c, f, "--region", "regions", "Regions to consider");
   if (ranking) {
-    List(c, f, "--gpu", "gpus", "Only these GPU models");
+    List(c, f, "--gpu", "gpus", "Only these GPU models; A100:8 also fixes GPUs per node");
     List(c, f, "--exclude-gpu", "exclude_gpus", "Leave out these GPU models");
     List(c, f, "--instance", "instances", "Only these instance types");
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cloudfit/measured_calibration.h"
+#include "cloudfit/skypilot_task.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -287,7 +288,12 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
     p.erase(std::remove(p.begin(), p.end(), PricingMode::kSpot), p.end());
     if (spot) p.push_back(PricingMode::kSpot);
   }
-  return Status::OK();
+  // SkyPilot's "A100:8" in gpus: the instance types with that many of that GPU per node.
+  s = ApplyAcceleratorCounts(catalog, &out->options);
+  if (!s.ok() && StartsWith(s.message(), "--gpu: ")) {
+    return Invalid(options_path + "gpus", s.message().substr(7));
+  }
+  return s;
 }
 
 }  // namespace cloudfit
