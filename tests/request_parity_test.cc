@@ -169,5 +169,34 @@ TEST(RequestParityTest, OneDecoderOneSetOfErrors) {
   EXPECT_EQ(flat.options.top, 2u);
 }
 
+// SkyPilot's "A100:8" is read by the decoder, so a workload file, a JSON Lines line and the API
+// take it as --gpu does: the instance types with exactly that many per node.
+TEST(RequestParityTest, AcceleratorCountsDecodeEverywhere) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  RecommendRequest r;
+  ASSERT_TRUE(DecodeRecommendRequest(catalog,
+                                     json{{"workload", {{"kind", "train"}, {"model", "ResNet-50"}}},
+                                          {"options", {{"gpus", "A100:8"}}}},
+                                     &r)
+                  .ok());
+  EXPECT_TRUE(r.options.gpus.empty()) << "the instance list carries the GPU and its count";
+  ASSERT_FALSE(r.options.instances.empty());
+  for (const std::string& name : r.options.instances) {
+    const InstanceType* t = nullptr;
+    ASSERT_TRUE(catalog.FindInstance(name, &t).ok()) << name;
+    EXPECT_EQ(t->gpu_count, 8) << name;
+    EXPECT_NE(t->gpu->name.find("A100"), std::string::npos) << name;
+  }
+  Status s = DecodeRecommendRequest(
+      catalog,
+      json{{"workload", {{"kind", "train"}, {"model", "ResNet-50"}}}, {"options", {{"gpus", "A100:x"}}}},
+      &r);
+  EXPECT_EQ(s.message().rfind("options.gpus: 'A100:x' has no valid count", 0), 0u) << s.message();
+  s = DecodeRecommendRequest(catalog, json{{"kind", "train"}, {"model", "ResNet-50"}, {"gpus", "A100:3"}},
+                             &r);
+  EXPECT_EQ(s.message().rfind("gpus: no instance type in the catalog has A100:3", 0), 0u)
+      << s.message();
+}
+
 }  // namespace
 }  // namespace cloudfit
