@@ -92,6 +92,29 @@ TEST(ScenarioTest, ServingAThirteenBillionModelAtThirtyRequestsPerSecond) {
   }
 }
 
+// Seed 001 ("light inference / development: one T4-class GPU") and issue 10: a development
+// endpoint at 0.2 requests/s forms a batch of one or two sequences, not the engine's maximum, so
+// a token takes tens of milliseconds (not the 1-1.8 s of a plan that always ran the full batch),
+// and one small instance carries it: never a multi-GPU training node.
+TEST(ScenarioTest, DevelopmentEndpointIsOneSmallInstanceAtItsOwnLoad) {
+  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-3.1-8B"},
+                                  {"request_rate", "0.2"}});
+  ASSERT_FALSE(r.ranked.empty());
+  for (size_t i = 0; i < std::min<size_t>(5, r.ranked.size()); ++i) {
+    const Candidate& c = r.ranked[i];
+    SCOPED_TRACE(c.instance->name);
+    EXPECT_EQ(c.replicas, 1);
+    EXPECT_LE(c.instance->gpu_count, 2);
+    ASSERT_TRUE(c.estimate->serving.has_value());
+    const ServingFigures& s = *c.estimate->serving;
+    EXPECT_LT(s.batch_at_load, 4) << "0.2 requests/s keeps one or two sequences in flight";
+    EXPECT_LT(s.tpot_s, 0.2) << "a token at 0.2 requests/s costs about one sequence's step";
+    EXPECT_LT(s.utilisation, 0.7);
+    // A month of one small instance: hundreds of dollars, not thousands.
+    EXPECT_TRUE(Within(*c.total_cost, 50, 1500)) << *c.total_cost;
+  }
+}
+
 // DESIGN.md, the render artist: "2,400 frames of a 20 GB Cycles scene within 48 h: which GPUs,
 // spot or not?" Frames are independent: spot's interruptions lose one frame, so spot wins.
 TEST(ScenarioTest, RenderFarmPrefersSpotAndGpusThatHoldTheScene) {

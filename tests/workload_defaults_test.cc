@@ -253,7 +253,16 @@ TEST(WorkloadDefaultsTest, StreamingAndServingDefaultsAreStated) {
   EXPECT_EQ(Find(game, "os"), nullptr);
   Workload serve = Built({{"kind", "serve"}, {"model", "Llama-2-13B"}});
   EXPECT_NE(Find(serve, "request_rate"), nullptr);
-  EXPECT_NE(Find(serve, "ttft_target_ms"), nullptr);
+  // An interactive endpoint gets latency targets, stated; giving one replaces both defaults.
+  EXPECT_NE(Find(serve, "ttft_target_ms/tpot_target_ms"), nullptr);
+  ASSERT_TRUE(serve.ttft_target_s && serve.tpot_target_s);
+  EXPECT_DOUBLE_EQ(*serve.ttft_target_s, 2.0);
+  EXPECT_DOUBLE_EQ(*serve.tpot_target_s, 0.2);
+  EXPECT_NE(Find(serve, "latency_percentile"), nullptr);
+  Workload fast = Built({{"kind", "serve"}, {"model", "Llama-2-13B"}, {"tpot_target_ms", "50"}});
+  EXPECT_EQ(Find(fast, "ttft_target_ms/tpot_target_ms"), nullptr);
+  EXPECT_FALSE(fast.ttft_target_s.has_value());
+  EXPECT_DOUBLE_EQ(*fast.tpot_target_s, 0.05);
   Workload classic = Built({{"kind", "classic-ml"}, {"data_gb", "4"}, {"features", "50"}});
   EXPECT_DOUBLE_EQ(classic.rows, 4e9 / (50 * 8));
   EXPECT_EQ(classic.trees, 100);

@@ -302,9 +302,18 @@ void ServingAssumptions(Workload* w) {
            fmt::format("{}/{}", w->prompt_tokens, w->output_tokens),
            "a chat turn's prompt and answer; give prompt_tokens and output_tokens");
   }
+  // An interactive endpoint has latency targets even when none is given: without them a replica
+  // that streams a token a second (a CPU, or a GPU at its largest batch) would count as serving.
+  // The defaults are MLPerf Inference's server-scenario limits for Llama 2 70B and Mixtral 8x7B
+  // (mlcommons/inference loadgen/mlperf.conf: TTFT 2,000 ms, TPOT 200 ms; p99 there, the
+  // workload's percentile here). Giving either target replaces both defaults.
   if (!w->ttft_target_s && !w->tpot_target_s) {
-    Assume(w, "ttft_target_ms", "none",
-           "no latency target: replicas are sized for throughput alone");
+    w->ttft_target_s = 2.0;
+    w->tpot_target_s = 0.2;
+    Assume(w, "ttft_target_ms/tpot_target_ms", "2000/200",
+           "an interactive endpoint's limits (MLPerf Inference server scenario, Llama 2 70B: "
+           "TTFT 2 s, TPOT 200 ms); give ttft_target_ms or tpot_target_ms (a large value to "
+           "size for throughput alone)");
   }
   if (!w->was_given("engine")) {
     Assume(w, "engine", w->engine, "the serving engine (data/serving_engines.csv); give engine");
