@@ -4,6 +4,7 @@
 
 #include "cloudfit/compare.h"
 #include "cloudfit/compare_report.h"
+#include "cloudfit/table.h"
 #include "test_support.h"
 
 namespace cloudfit {
@@ -53,6 +54,12 @@ TEST(CompareTest, TwoInstanceTypesSideBySide) {
   EXPECT_LT(big.total_s, small.total_s) << "eight A100s beat one A10G";
   EXPECT_TRUE(Mentions(c.differences, "p4d.24xlarge is")) << c.differences.front();
   EXPECT_TRUE(Mentions(c.differences, "faster than g5.2xlarge"));
+  // The sentence gives the hours the table shows: the cheapest offer's, start-up included.
+  const Candidate* slow = c.entries[0].cheapest();
+  ASSERT_NE(slow, nullptr);
+  EXPECT_GT(slow->hours, small.total_s / 3600);
+  EXPECT_TRUE(Mentions(c.differences, FormatNumber(slow->hours, slow->hours < 10 ? 2 : 1) + " h)"))
+      << c.differences.front();
   EXPECT_TRUE(Mentions(c.differences, "ondemand: p4d.24xlarge costs"));
   EXPECT_TRUE(Mentions(c.differences, "cheapest: "));
   nlohmann::json j = ComparisonToJson(w, AllModes(), c);

@@ -45,20 +45,28 @@ std::string Percent(double ratio) { return fmt::format("{:.0f}%", 100 * std::abs
 
 std::string Name(const CompareEntry& e) { return e.choice.label; }
 
+// The job's hours as the table shows them: the cheapest offer's (start-up and interruptions
+// included) when it is priced, else the estimate's.
+double JobHours(const CompareEntry& e) {
+  const Candidate* c = e.cheapest();
+  return c ? c->hours : e.estimate->total_s / 3600;
+}
+
 // How `b` differs from `a`, in a sentence per aspect.
 void Differ(const CompareEntry& a, const CompareEntry& b, const std::string& currency,
             std::vector<std::string>* out) {
   const Estimate& ea = *a.estimate;
   const Estimate& eb = *b.estimate;
   std::string na = Name(a), nb = Name(b);
-  if (ea.total_s > 0 && eb.total_s > 0 && ea.throughput_unit == eb.throughput_unit) {
-    double ratio = eb.total_s / ea.total_s;
+  double ha = JobHours(a), hb = JobHours(b);
+  if (ha > 0 && hb > 0 && ea.throughput_unit == eb.throughput_unit) {
+    double ratio = hb / ha;
     if (std::abs(ratio - 1) < 0.02) {
-      out->push_back(fmt::format("{} and {} take about as long ({})", nb, na, Hours(ea.total_s / 3600)));
+      out->push_back(fmt::format("{} and {} take about as long ({})", nb, na, Hours(ha)));
     } else {
       out->push_back(fmt::format("{} is {:.2g}x {} than {} ({} vs {})", nb,
                                  ratio < 1 ? 1 / ratio : ratio, ratio < 1 ? "faster" : "slower", na,
-                                 Hours(eb.total_s / 3600), Hours(ea.total_s / 3600)));
+                                 Hours(hb), Hours(ha)));
     }
   }
   for (const ModeOffer& oa : a.offers) {
