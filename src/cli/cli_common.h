@@ -126,6 +126,7 @@ void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global);
 void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
 void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);
+void AddCompareCommand(CLI::App* app, const GlobalOptions* global);
 void AddExplainCommand(CLI::App* app, const GlobalOptions* global);
 void AddServeCommand(CLI::App* app, const GlobalOptions* global);
 void AddProbeCommand(CLI::App* app, const GlobalOptions* global);

@@ -9,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "cloudfit/estimate.h"
 #include "cloudfit/estimate_json.h"
+#include "cloudfit/request.h"
 #include "util/strings.h"
 #include "util/validate.h"
 
@@ -31,6 +32,12 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 void PrintText(const Workload& w, const Estimate& e, bool explain) {
   std::cout << fmt::format("estimate: {} {} on {} ({})\n", w.model.name.empty() ? "-" : w.model.name,
                            WorkloadKindName(w.kind), e.hardware, NumericFormatName(w.precision));
+  if (!w.assumptions.empty()) {
+    std::cout << "assumptions (give the field to change one):\n";
+    for (const Assumption& a : w.assumptions) {
+      std::cout << fmt::format("  {} = {}: {}\n", a.field, a.value, a.why);
+    }
+  }
   const MemoryBreakdown& m = e.memory;
   std::cout << fmt::format("fits: {}  {:.1f} of {:.1f} GiB per device ({:.0f}%)\n",
                            e.fits ? "yes" : "NO", m.total_bytes() / kGiB, m.capacity_bytes / kGiB,
@@ -136,6 +143,7 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& in) {
   };
   Workload w;
   HardwareSpec spec;
+  nlohmann::json fields = nlohmann::json::object();
   for (const auto& [key, value] : in.items()) {
     std::string text = value.is_string() ? value.get<std::string>() : DumpJson(value);
     if (key == "id") continue;
@@ -152,13 +160,13 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& in) {
       if (!s.ok()) return fail(s.message());
       spec.nodes = static_cast<int>(nodes);
     } else {
-      Status s = SetWorkloadField(&w, key, text);
-      if (!s.ok()) return fail(s.message());
+      fields[key] = value;
     }
   }
   Hardware hw;
   Estimate e;
-  Status s = FinalizeWorkload(catalog, &w);
+  // The workload decoder every entry point shares (cloudfit/request.h).
+  Status s = DecodeWorkload(catalog, fields, "", &w);
   if (s.ok()) s = ResolveHardware(catalog, spec, &hw);
   if (s.ok()) s = EstimateWorkload(catalog, w, hw, &e);
   if (!s.ok()) return fail(s.message());

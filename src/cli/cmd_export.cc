@@ -128,7 +128,7 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
       std::move(hooks));
   f->command = c;
   // recommend's ways of printing have no meaning here.
-  for (const char* name : {"--top", "--why-not", "--plot", "--jsonl", "--json", "--csv",
+  for (const char* name : {"--top", "--explain", "--why-not", "--plot", "--jsonl", "--json", "--csv",
                            "--markdown", "--all-regions"}) {
     if (CLI::Option* option = c->get_option_no_throw(name)) c->remove_option(option);
   }

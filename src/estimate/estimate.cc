@@ -77,6 +77,9 @@ Status EstimateWorkload(const Catalog& catalog, const Workload& w, const Hardwar
     case WorkloadKind::kPreprocess:
       s = EstimatePreprocess(catalog, w, hw, out);
       break;
+    case WorkloadKind::kClassicMl:
+      s = EstimateClassicMl(catalog, w, hw, out);
+      break;
   }
   if (s.ok() && w.calibration.active()) {
     std::string device = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";

@@ -44,6 +44,8 @@ Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware&
                       Estimate* out);
 Status EstimatePreprocess(const Catalog& catalog, const Workload& w, const Hardware& hw,
                           Estimate* out);
+Status EstimateClassicMl(const Catalog& catalog, const Workload& w, const Hardware& hw,
+                         Estimate* out);
 
 }  // namespace cloudfit
 

@@ -78,6 +78,14 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
         "PCIe-only multi-GPU: gradient all-reduce takes {:.0f}% of each step",
         100 * e.time.communication_s / e.time.step_s));
   }
+  if (c->nodes > 1 && w.is_training() && t.has_gpu() && !HasRdma(t.interconnect) &&
+      e.time.step_s > 0) {
+    c->warnings.push_back(fmt::format(
+        "{} nodes over {} without RDMA: all-reduce takes {:.0f}% of each step at the network's "
+        "rate",
+        c->nodes, t.interconnect == Interconnect::kEthernet ? "Ethernet" : "an unpublished fabric",
+        100 * e.time.communication_s / e.time.step_s));
+  }
   if (t.has_gpu() && t.gpu_memory_bytes > 0 && w.is_training() &&
       t.memory_bytes < t.gpu_memory_bytes) {
     c->warnings.push_back(fmt::format("{:.0f} GiB of host RAM for {:.0f} GiB of GPU memory: "
@@ -85,7 +93,12 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
                                       "GPUs hold",
                                       t.memory_gib(), t.gpu_memory_gib()));
   }
-  if (e.time.input_s > 0 && e.time.input_s >= e.time.step_s * 0.999) {
+  // Input-bound when the loaders are more than 5% slower than the GPUs would be: within that,
+  // the pipeline keeps up for practical purposes.
+  double gpu_busy = e.time.compute_s + e.time.memory_s + e.time.optimizer_s +
+                    e.time.communication_s;
+  if (e.time.input_s > 0 && e.time.input_s >= e.time.step_s * 0.999 &&
+      e.time.input_s > 1.05 * gpu_busy) {
     c->warnings.push_back(InputBoundWarning(ctx, t, r, e, c->nodes));
   }
   for (const std::string& n : e.notes) {

@@ -12,6 +12,14 @@ nlohmann::json OptionalSeconds(const std::optional<double>& v) {
 
 }  // namespace
 
+nlohmann::json AssumptionsToJson(const Workload& w) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Assumption& a : w.assumptions) {
+    list.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  }
+  return list;
+}
+
 nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
   const MemoryBreakdown& m = e.memory;
   nlohmann::json memory = {{"weights_gib", m.weights_bytes / kGiB},
@@ -64,6 +72,7 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
       {"scaling_efficiency", e.scaling_efficiency},
       {"notes", e.notes},
       {"terms", terms}};
+  if (!w.assumptions.empty()) out["assumptions"] = AssumptionsToJson(w);
   if (w.calibration.active()) out["calibrated_from"] = w.calibration.basis;
   if (e.calibration_scale) {
     out["calibration_scale"] = {{"compute", e.calibration_scale->compute},

@@ -9,6 +9,7 @@
 #include "cloudfit/measured_calibration.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
+#include "cloudfit/request.h"
 #include "util/date.h"
 #include "util/strings.h"
 #include "util/validate.h"
@@ -38,169 +39,6 @@ bool ParseBody(const std::string& body, json* out, ApiResponse* error) {
   return true;
 }
 
-// Workload fields from the "workload" object; errors are prefixed with the JSON path.
-Status WorkloadFrom(const Catalog& catalog, const json& body, Workload* w) {
-  if (!body.contains("workload") || !body["workload"].is_object()) {
-    return Status::InvalidArgument("workload: missing; an object of workload fields");
-  }
-  for (const auto& [key, value] : body["workload"].items()) {
-    if (key == "model_config") {
-      // The API reads no files: a config comes inline, as the JSON object config.json holds.
-      if (!value.is_object()) {
-        return Status::InvalidArgument(
-            "workload.model_config: expected the config.json object itself (the API reads no "
-            "files; send its contents, at most 4 MiB)");
-      }
-      Status s = SetWorkloadField(w, key, DumpJson(value));
-      if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
-      continue;
-    }
-    if (value.is_object() || value.is_array()) {
-      return Status::InvalidArgument("workload." + Shown(key) + ": expected a single value");
-    }
-    Status s = SetWorkloadField(w, key, Text(value));
-    if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
-  }
-  Status s = FinalizeWorkload(catalog, w);
-  if (!s.ok()) return Status::InvalidArgument("workload." + s.message());
-  return Status::OK();
-}
-
-// The optional "calibration" object: {"measured": ["1.9 it/s on 1x A10"], "probe": {...}}.
-Status CalibrationFrom(const Catalog& catalog, const json& body, Workload* w) {
-  if (!body.contains("calibration")) return Status::OK();
-  const json& c = body["calibration"];
-  if (!c.is_object()) return Status::InvalidArgument("calibration: expected an object");
-  for (const auto& [key, value] : c.items()) {
-    if (key != "measured" && key != "probe") {
-      return Status::InvalidArgument("calibration." + key + ": unknown field; known: measured, probe");
-    }
-  }
-  if (c.contains("probe")) {
-    Status s = CalibrateFromProbe(catalog, c["probe"], w);
-    if (!s.ok()) return Status::InvalidArgument("calibration.probe: " + s.message());
-  }
-  if (c.contains("measured")) {
-    const json& list = c["measured"];
-    if (!list.is_array()) {
-      return Status::InvalidArgument("calibration.measured: expected an array of strings");
-    }
-    // Each measurement costs a search of some forty estimates: a handful is what anyone has.
-    constexpr size_t kMaxMeasurements = 16;
-    if (list.size() > kMaxMeasurements) {
-      return Status::InvalidArgument(fmt::format(
-          "calibration.measured: {} measurements; at most {}", list.size(), kMaxMeasurements));
-    }
-    for (size_t i = 0; i < list.size(); ++i) {
-      std::string field = fmt::format("calibration.measured[{}]", i);
-      if (!list[i].is_string()) return Status::InvalidArgument(field + ": expected a string");
-      ThroughputMeasurement m;
-      Status s = ParseThroughputMeasurement(catalog, list[i].get<std::string>(), &m);
-      if (s.ok()) s = CalibrateFromThroughput(catalog, m, w, nullptr);
-      if (!s.ok()) return Status::InvalidArgument(field + ": " + s.message());
-    }
-  }
-  return Status::OK();
-}
-
-// A list of names, as an array or a comma-separated string; each a bounded name.
-constexpr size_t kMaxListItems = 1000;
-Status StringList(const std::string& field, const json& v, std::vector<std::string>* out) {
-  out->clear();
-  if (v.is_array()) {
-    for (const json& x : v) out->push_back(Text(x));
-  } else {
-    *out = SplitList(Text(v), ',');
-  }
-  if (out->size() > kMaxListItems) {
-    return Status::InvalidArgument(
-        fmt::format("{}: {} names; at most {}", field, out->size(), kMaxListItems));
-  }
-  for (size_t i = 0; i < out->size(); ++i) {
-    Status s = CheckName(fmt::format("{}[{}]", field, i), (*out)[i]);
-    if (!s.ok()) return s;
-  }
-  return Status::OK();
-}
-
-Status OptionsFrom(const json& body, RecommendOptions* o, size_t* top) {
-  if (!body.contains("options")) return Status::OK();
-  if (!body["options"].is_object()) return Status::InvalidArgument("options: expected an object");
-  for (const auto& [key, value] : body["options"].items()) {
-    std::string field = "options." + Shown(key);
-    // A copy, not the structured binding: clang before 16 cannot capture bindings in lambdas.
-    const std::string text = Text(value);
-    double number = 0;
-    long long whole = 0;
-    auto need_number = [&](double min, double max, const char* unit) {
-      return ParseNumber(field, text, min, max, unit, &number);
-    };
-    auto need_whole = [&](long long min, long long max) {
-      return ParseWholeNumber(field, text, min, max, "", &whole);
-    };
-    Status s;
-    if (key == "providers") s = StringList(field, value, &o->providers);
-    else if (key == "regions") s = StringList(field, value, &o->regions);
-    else if (key == "gpus") s = StringList(field, value, &o->gpus);
-    else if (key == "exclude_gpus") s = StringList(field, value, &o->exclude_gpus);
-    else if (key == "instances") s = StringList(field, value, &o->instances);
-    else if (key == "deadline_hours") {
-      if ((s = need_number(1e-6, 1e7, "hours")).ok()) o->deadline_hours = number;
-    } else if (key == "budget") {
-      if ((s = need_number(1e-6, 1e12, "")).ok()) o->budget = number;
-    } else if (key == "min_gpus") {
-      if ((s = need_number(0, 1e5, "GPUs")).ok()) o->min_gpus = number;
-    } else if (key == "max_gpus") {
-      if ((s = need_number(0, 1e5, "GPUs")).ok()) o->max_gpus = number;
-    } else if (key == "max_nodes") {
-      if ((s = need_whole(1, 64)).ok()) o->max_nodes = static_cast<int>(whole);
-    } else if (key == "top") {
-      if ((s = need_whole(1, 1000)).ok()) *top = static_cast<size_t>(whole);
-    } else if (key == "hours") {
-      if ((s = need_number(1e-6, 1e6, "hours")).ok()) o->fixed_hours = number;
-    } else if (key == "currency") {
-      if ((s = CheckName(field, Text(value))).ok()) o->currency = Text(value);
-    } else if (key == "objective") {
-      if (!ParseObjective(Text(value), &o->objective)) {
-        s = Status::InvalidArgument(field + ": '" + Shown(Text(value)) +
-                                    "' is not one of cheapest, fastest, balanced");
-      }
-    } else if (key == "pricing") {
-      o->pricing.clear();
-      std::vector<std::string> modes;
-      s = StringList(field, value, &modes);
-      for (size_t i = 0; s.ok() && i < modes.size(); ++i) {
-        const std::string& p = modes[i];
-        PricingMode mode;
-        if (!ParsePricingMode(p, &mode)) {
-          s = Status::InvalidArgument(field + ": '" + Shown(p) +
-                                      "' is not one of ondemand, spot, reserved-1y, reserved-3y");
-          break;
-        }
-        o->pricing.push_back(mode);
-      }
-    } else if (key == "spot") {
-      if (!value.is_boolean()) {
-        s = Status::InvalidArgument(field + ": expected true or false");
-      } else if (!value.get<bool>()) {
-        o->pricing.erase(std::remove(o->pricing.begin(), o->pricing.end(), PricingMode::kSpot),
-                         o->pricing.end());
-      }
-    } else if (key == "include_cpu") {
-      if (!value.is_boolean()) s = Status::InvalidArgument(field + ": expected true or false");
-      else o->include_cpu = value.get<bool>();
-    } else {
-      s = Status::InvalidArgument(fmt::format(
-          "{}: unknown option; known: providers, regions, gpus, exclude_gpus, instances, "
-          "deadline_hours, budget, min_gpus, max_gpus, max_nodes, top, hours, currency, "
-          "objective, pricing, spot, include_cpu",
-          field));
-    }
-    if (!s.ok()) return s;
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 ApiResponse ApiError(int status, const std::string& message) {
@@ -212,16 +50,15 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
   json request;
   ApiResponse error;
   if (!ParseBody(body, &request, &error)) return error;
-  Workload w;
-  Status s = WorkloadFrom(catalog, request, &w);
-  if (s.ok()) s = CalibrationFrom(catalog, request, &w);
-  RecommendOptions o;
-  size_t top = 20;
-  if (s.ok()) s = OptionsFrom(request, &o, &top);
+  // The same decoder as the command line, workload files and JSON Lines (cloudfit/request.h).
+  RecommendRequest decoded;
+  Status s = DecodeRecommendRequest(catalog, request, &decoded);
+  const Workload& w = decoded.workload;
+  const RecommendOptions& o = decoded.options;
   Recommendation r;
   if (s.ok()) s = Recommend(catalog, w, o, &r);
   if (!s.ok()) return ApiError(400, s.message());
-  json out = RecommendationToJson(w, o, r, top);
+  json out = RecommendationToJson(w, o, r, o.top);
   // The page draws every feasible point; the ranked list stays at `top`.
   json points = json::array();
   for (const Candidate& c : r.ranked) {
@@ -242,8 +79,12 @@ ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
   ApiResponse error;
   if (!ParseBody(body, &request, &error)) return error;
   Workload w;
-  Status s = WorkloadFrom(catalog, request, &w);
-  if (s.ok()) s = CalibrationFrom(catalog, request, &w);
+  Status s = request.contains("workload")
+                 ? DecodeWorkload(catalog, request["workload"], "workload.", &w)
+                 : Status::InvalidArgument("workload: missing; an object of workload fields");
+  if (s.ok() && request.contains("calibration")) {
+    s = DecodeCalibration(catalog, request["calibration"], &w);
+  }
   if (!s.ok()) return ApiError(400, s.message());
   HardwareSpec spec;
   if (!request.contains("hardware") || !request["hardware"].is_object()) {

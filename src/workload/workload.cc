@@ -11,6 +11,7 @@
 #include "util/file.h"
 #include "util/strings.h"
 #include "util/validate.h"
+#include "workload/workload_defaults.h"
 
 namespace cloudfit {
 
@@ -129,7 +130,8 @@ Setter Architecture(const char* field, double min, double max, bool whole = true
 
 const std::vector<FieldSpec>& Specs() {
   static const std::vector<FieldSpec> specs = {
-      {"kind", "train, lora, qlora, inference, serve, render, realtime, cad, preprocess",
+      {"kind",
+       "train, lora, qlora, inference, serve, render, realtime, cad, preprocess, classic-ml",
        Choice<WorkloadKind>("kind", &Workload::kind,
                             {{"train", WorkloadKind::kTrain},
                              {"finetune", WorkloadKind::kTrain},
@@ -141,7 +143,9 @@ const std::vector<FieldSpec>& Specs() {
                              {"render", WorkloadKind::kRender},
                              {"realtime", WorkloadKind::kRealtimeRender},
                              {"cad", WorkloadKind::kCad},
-                             {"preprocess", WorkloadKind::kPreprocess}})},
+                             {"preprocess", WorkloadKind::kPreprocess},
+                             {"classic-ml", WorkloadKind::kClassicMl},
+                             {"tabular", WorkloadKind::kClassicMl}})},
       {"model", "a model of the zoo (cloudfit models), by name or alias",
        [](Workload* w, const std::string& v) {
          if (Trim(v).empty()) return Bad("model", v, "a model name (see 'cloudfit models')");
@@ -366,6 +370,70 @@ const std::vector<FieldSpec>& Specs() {
                       "samples/s")},
       {"storage_gb_s", "storage or object-store read rate, GB/s",
        OptionalNumber("storage_gb_s", &Workload::storage_gb_s, 1e-6, 1e5, "GB/s")},
+      {"data_type", "image, text, audio, video, tabular or none (what the input pipeline reads)",
+       Choice<DataType>("data_type", &Workload::data_type,
+                        {{"image", DataType::kImage},
+                         {"text", DataType::kText},
+                         {"audio", DataType::kAudio},
+                         {"video", DataType::kVideo},
+                         {"tabular", DataType::kTabular},
+                         {"none", DataType::kNone}})},
+      // Classic ML.
+      {"rows", "rows to train on or score (classic-ml)",
+       Number("rows", &Workload::rows, 1, 1e13, "rows")},
+      {"features", "features (columns) per row (classic-ml)",
+       Number("features", &Workload::features, 1, 1e7, "features")},
+      {"trees", "boosting rounds (classic-ml gbdt)",
+       Integer("trees", &Workload::trees, 1, 1000000, "trees")},
+      {"tree_depth", "maximum tree depth (classic-ml gbdt)",
+       Integer("tree_depth", &Workload::tree_depth, 1, 64, "levels")},
+      {"algorithm", "gbdt (XGBoost, LightGBM) or linear (scikit-learn linear models)",
+       Choice<MlAlgorithm>("algorithm", &Workload::algorithm,
+                           {{"gbdt", MlAlgorithm::kGbdt},
+                            {"xgboost", MlAlgorithm::kGbdt},
+                            {"lightgbm", MlAlgorithm::kGbdt},
+                            {"linear", MlAlgorithm::kLinear}})},
+      {"ml_task", "train or predict (classic-ml)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "train" && k != "predict") return Bad("ml_task", v, "train or predict");
+         w->predict = k == "predict";
+         return Status::OK();
+       }},
+      // Real-time and CAD sessions.
+      {"session_profile", "real time: esports or aaa; cad: light, medium or heavy (data/sessions.csv)",
+       [](Workload* w, const std::string& v) {
+         if (Trim(v).empty()) return Bad("session_profile", v, "a profile of data/sessions.csv");
+         w->session_profile = ToLower(v);
+         return Status::OK();
+       }},
+      {"vcpus_per_session", "vCPUs each stream or seat needs",
+       Number("vcpus_per_session", &Workload::vcpus_per_session, 0.1, 1024, "vCPUs")},
+      {"ram_gib_per_session", "host RAM each stream or seat needs, GiB",
+       Number("ram_gib_per_session", &Workload::ram_gib_per_session, 0.1, 4096, "GiB")},
+      {"gpu_memory_gib_per_session", "GPU memory each stream or seat needs, GiB",
+       Number("gpu_memory_gib_per_session", &Workload::gpu_memory_gib_per_session, 0.1, 1024,
+              "GiB")},
+      {"stream_mbps", "video bitrate of one stream, Mbit/s",
+       Number("stream_mbps", &Workload::stream_mbps, 0.1, 10000, "Mbit/s")},
+      // The whole job's bill.
+      {"egress_gb", "data sent out of the cloud over the job (serving and streams: per month), GB",
+       OptionalNumber("egress_gb", &Workload::egress_gb, 0, 1e9, "GB")},
+      {"egress_to", "internet or region (another region of the same provider)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "internet" && k != "region") return Bad("egress_to", v, "internet or region");
+         w->egress_to = k;
+         return Status::OK();
+       }},
+      {"image_gb", "container image every node pulls at start-up, GB",
+       OptionalNumber("image_gb", &Workload::image_gb, 0, 1000, "GB")},
+      {"checkpoints_kept", "checkpoints kept in storage during the job",
+       Integer("checkpoints_kept", &Workload::checkpoints_kept, 0, 1000, "checkpoints")},
+      {"os", "linux or windows (Windows adds its licence to the bill)",
+       Choice<OperatingSystem>("os", &Workload::os,
+                               {{"linux", OperatingSystem::kLinux},
+                                {"windows", OperatingSystem::kWindows}})},
   };
   return specs;
 }
@@ -405,7 +473,10 @@ Status SetWorkloadField(Workload* w, const std::string& name, const std::string&
     if (c == '-') c = '_';
   }
   for (const FieldSpec& s : Specs()) {
-    if (key == s.name) return s.set(w, std::string(Trim(value)));
+    if (key != s.name) continue;
+    Status status = s.set(w, std::string(Trim(value)));
+    if (status.ok()) w->given.insert(key);
+    return status;
   }
   std::vector<std::string> names;
   for (const FieldSpec& s : Specs()) names.push_back(s.name);
@@ -493,7 +564,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
     w->model.name = "custom";
     w->model.family = w->architecture_overrides.count("layers") ? "decoder" : "cnn";
   } else if (w->kind != WorkloadKind::kRender && w->kind != WorkloadKind::kRealtimeRender &&
-             w->kind != WorkloadKind::kCad && w->kind != WorkloadKind::kPreprocess) {
+             w->kind != WorkloadKind::kCad && w->kind != WorkloadKind::kPreprocess &&
+             w->kind != WorkloadKind::kClassicMl) {
     return Status::InvalidArgument(
         "model: missing; give a zoo model (--model), a config.json (--model-config) or "
         "explicit architecture numbers (params_b, layers, hidden, heads)");
@@ -517,7 +589,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   }
   if (!w->is_llm_like() && w->kind != WorkloadKind::kRender &&
       w->kind != WorkloadKind::kRealtimeRender && w->kind != WorkloadKind::kCad &&
-      w->kind != WorkloadKind::kPreprocess && !m.gflops_per_sample) {
+      w->kind != WorkloadKind::kPreprocess && w->kind != WorkloadKind::kClassicMl &&
+      !m.gflops_per_sample) {
     return Status::InvalidArgument(fmt::format(
         "gflops_per_sample: model '{}' has no per-sample FLOPs; give gflops_per_sample", m.name));
   }
@@ -534,10 +607,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
         "precision: int8 and int4 are weight formats for inference; train in fp32, tf32, fp16, "
         "bf16 or fp8 (or use kind qlora for a 4-bit base)");
   }
-  if (w->seq_len == 0 && w->is_llm_like()) {
-    int cap = m.family == "encoder" ? 512 : 2048;
-    w->seq_len = m.context > 0 ? std::min(m.context, cap) : cap;
-  }
+  // seq_len and batch default to the model's recipe (workload_defaults.cc), after the checks
+  // below that need only what the user gave.
   if (w->is_llm_like() && m.context > 0 && w->seq_len > m.context &&
       m.family == "encoder") {
     return Status::InvalidArgument(fmt::format("seq_len: {} is longer than {}'s {} positions",
@@ -567,10 +638,7 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
     Status s = ResolveServingEngine(catalog, w);
     if (!s.ok()) return s;
   }
-  if (w->samples == 0 && w->tokens == 0 && w->epochs > 0 && w->dataset_samples == 0) {
-    return Status::InvalidArgument("dataset_samples: epochs need the dataset size in samples");
-  }
-  return Status::OK();
+  return ApplyWorkloadDefaults(catalog, w);
 }
 
 std::string_view WorkloadKindName(WorkloadKind kind) {
@@ -584,6 +652,20 @@ std::string_view WorkloadKindName(WorkloadKind kind) {
     case WorkloadKind::kRealtimeRender: return "realtime";
     case WorkloadKind::kCad: return "cad";
     case WorkloadKind::kPreprocess: return "preprocess";
+    case WorkloadKind::kClassicMl: return "classic-ml";
+  }
+  return "";
+}
+
+std::string_view DataTypeName(DataType type) {
+  switch (type) {
+    case DataType::kAuto: return "auto";
+    case DataType::kImage: return "image";
+    case DataType::kText: return "text";
+    case DataType::kAudio: return "audio";
+    case DataType::kVideo: return "video";
+    case DataType::kTabular: return "tabular";
+    case DataType::kNone: return "none";
   }
   return "";
 }
