@@ -136,6 +136,9 @@ struct ApiServer::Impl {
     Route("GET", "/v1/models", [this](const httplib::Request&, httplib::Response& res) {
       Send(res, ApiModels(catalog));
     });
+    Route("GET", "/v1/workload-fields", [this](const httplib::Request&, httplib::Response& res) {
+      Send(res, ApiWorkloadFields());
+    });
     Route("GET", "/v1/catalog", [this](const httplib::Request&, httplib::Response& res) {
       Send(res, ApiCatalog(catalog));
     });
@@ -149,8 +152,11 @@ struct ApiServer::Impl {
     Route("POST", "/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
       Send(res, ApiEstimate(catalog, req.body));
     });
+    Route("POST", "/v1/export", [this](const httplib::Request& req, httplib::Response& res) {
+      Send(res, ApiExport(catalog, req.body));
+    });
     // The page and the API description, from memory: nothing is served from the disk.
-    for (const char* name : {"index.html", "app.js", "style.css", "openapi.json"}) {
+    for (const char* name : {"index.html", "form.js", "app.js", "style.css", "openapi.json"}) {
       std::string path = std::string("/") + (std::string(name) == "index.html" ? "" : name);
       std::string file = name;
       Route("GET", path, [this, file](const httplib::Request&, httplib::Response& res) {
