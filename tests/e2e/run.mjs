@@ -58,7 +58,9 @@ async function newPage(width, height, extra = {}) {
   const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true, ...extra });
   const page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  // A 400 the test provokes is logged by Chromium too; a missing file (404) is an error.
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() === 404) pageErrors.push(`404 for ${r.url()}`); });
   // Offline: nothing but the server itself (and the page's own blobs) is ever asked for.
   page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('blob:')) foreign.push(r.url()); });
   return page;
