@@ -1,11 +1,16 @@
 #include "server/api.h"
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog_info.h"
 #include "cloudfit/catalog_json.h"
 #include "cloudfit/estimate_json.h"
+#include "cloudfit/export.h"
 #include "cloudfit/measured_calibration.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
@@ -203,6 +208,171 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
   Status s = FindOffers(catalog, q, &offers);
   if (!s.ok()) return ApiError(400, s.message().substr(s.message().rfind("--", 0) == 0 ? 2 : 0));
   return Ok(OffersToJson(offers, q.pricing));
+}
+
+namespace {
+
+// The limits of an export request, as `cloudfit export` states them for its flags.
+constexpr double kMaxExportRank = 1000;
+constexpr double kMaxExportNodes = 4096;
+constexpr double kMaxExportReplicas = 10000;
+constexpr double kMaxExportDiskGb = 65536;
+constexpr size_t kMaxExportNameBytes = 256;
+
+// A whole number in [min, max] from a JSON number or numeric string, or an error naming it.
+Status WholeFrom(const std::string& field, const json& value, double min, double max, int* out) {
+  double number = 0;
+  if (value.is_boolean() || value.is_null() || !ParseDouble(Text(value), &number) ||
+      !(number >= min && number <= max) || number != std::floor(number)) {
+    std::string shown = Text(value).substr(0, 64);
+    return Status::InvalidArgument(
+        fmt::format("{}: '{}' is not a whole number in [{}, {}]", field, shown, min, max));
+  }
+  *out = static_cast<int>(number);
+  return Status::OK();
+}
+
+// A name (instance type, region, resource name): a string of printable characters, bounded.
+Status NameFrom(const std::string& field, const json& value, std::string* out) {
+  if (!value.is_string()) return Status::InvalidArgument(field + ": expected a string");
+  std::string text = value.get<std::string>();
+  bool printable = std::all_of(text.begin(), text.end(),
+                               [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+  if (Trim(text).empty() || text.size() > kMaxExportNameBytes || !printable) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: expected a name of 1 to {} printable characters", field, kMaxExportNameBytes));
+  }
+  *out = std::string(Trim(text));
+  return Status::OK();
+}
+
+std::string ExportFileName(const std::string& name, ExportFormat format) {
+  std::string base = name.empty() ? "cloudfit" : ResourceName(name);
+  switch (format) {
+    case ExportFormat::kSkyPilot: return base + ".sky.yaml";
+    case ExportFormat::kTerraform: return base + ".tf";
+    case ExportFormat::kKubernetes: return base + ".k8s.yaml";
+  }
+  return base;
+}
+
+}  // namespace
+
+ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
+  json request;
+  ApiResponse error;
+  if (!ParseBody(body, &request, &error)) return error;
+  static const char* kKnown[] = {"format", "workload", "calibration", "options", "rank",
+                                 "instance", "region", "pricing", "nodes", "replicas",
+                                 "serving", "name", "disk_gb"};
+  for (const auto& [key, value] : request.items()) {
+    if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return key == k; })) {
+      return ApiError(400, key.substr(0, 64) + ": unknown field; known: format, workload, calibration, "
+                           "options, rank (a recommendation's offer), or instance, region, pricing, "
+                           "nodes, replicas, serving; and name, disk_gb");
+    }
+  }
+  ExportFormat format;
+  if (!request.contains("format") || !request["format"].is_string() ||
+      !ParseExportFormat(request["format"].get<std::string>(), &format)) {
+    return ApiError(400, "format: expected one of skypilot, terraform, kubernetes");
+  }
+  bool ranked = request.contains("rank") || request.contains("workload");
+  bool named = request.contains("instance");
+  if (ranked == named) {
+    return ApiError(400, "rank: give either rank with workload (an offer of the recommendation "
+                         "for it) or instance (with region and pricing), not both or neither");
+  }
+  for (const char* key : {"region", "pricing", "nodes", "replicas", "serving"}) {
+    if (ranked && request.contains(key)) {
+      return ApiError(400, std::string(key) + ": goes with instance; with rank the ranking chooses");
+    }
+  }
+  for (const char* key : {"calibration", "options"}) {
+    if (named && request.contains(key)) {
+      return ApiError(400, std::string(key) + ": goes with rank and workload, not instance");
+    }
+  }
+  Status s;
+  ExportTarget target;
+  if (ranked) {
+    int rank = 1;
+    if (request.contains("rank")) s = WholeFrom("rank", request["rank"], 1, kMaxExportRank, &rank);
+    Workload w;
+    if (s.ok()) s = WorkloadFrom(catalog, request, &w);
+    if (s.ok()) s = CalibrationFrom(catalog, request, &w);
+    RecommendOptions o;
+    size_t top = 20;
+    if (s.ok()) s = OptionsFrom(request, &o, &top);
+    Recommendation r;
+    if (s.ok()) s = Recommend(catalog, w, o, &r);
+    if (!s.ok()) return ApiError(400, s.message());
+    if (r.ranked.empty()) {
+      return ApiError(400, "rank: nothing is feasible for this workload, so nothing to export");
+    }
+    if (static_cast<size_t>(rank) > r.ranked.size()) {
+      return ApiError(400, fmt::format("rank: {} is past the last of the {} feasible offers", rank,
+                                       r.ranked.size()));
+    }
+    target = ExportTargetFromCandidate(w, r.ranked[static_cast<size_t>(rank) - 1], o.currency);
+  } else {
+    std::string instance, region;
+    s = NameFrom("instance", request["instance"], &instance);
+    if (s.ok() && request.contains("region")) s = NameFrom("region", request["region"], &region);
+    PricingMode mode = PricingMode::kOnDemand;
+    if (s.ok() && request.contains("pricing") &&
+        (!request["pricing"].is_string() ||
+         !ParsePricingMode(request["pricing"].get<std::string>(), &mode))) {
+      s = Status::InvalidArgument("pricing: expected one of ondemand, spot, reserved-1y, reserved-3y");
+    }
+    if (s.ok()) s = ExportTargetForInstance(catalog, instance, region, mode, &target);
+    if (s.ok() && request.contains("nodes")) {
+      s = WholeFrom("nodes", request["nodes"], 1, kMaxExportNodes, &target.nodes);
+    }
+    if (s.ok() && request.contains("replicas")) {
+      s = WholeFrom("replicas", request["replicas"], 1, kMaxExportReplicas, &target.replicas);
+    }
+    if (s.ok() && request.contains("serving")) {
+      if (!request["serving"].is_boolean()) s = Status::InvalidArgument("serving: expected true or false");
+      else target.serving = request["serving"].get<bool>();
+    }
+    if (!s.ok()) return ApiError(400, s.message());
+  }
+  if (request.contains("name")) {
+    std::string name;
+    s = NameFrom("name", request["name"], &name);
+    if (!s.ok()) return ApiError(400, s.message());
+    target.name = ResourceName(name);
+  }
+  if (request.contains("disk_gb")) {
+    s = WholeFrom("disk_gb", request["disk_gb"], 1, kMaxExportDiskGb, &target.disk_gb);
+    if (!s.ok()) return ApiError(400, s.message());
+  }
+  std::string text;
+  s = Export(target, format, &text);
+  if (!s.ok()) return ApiError(400, s.message());
+  return Ok({{"schema", "cloudfit.export/v1"},
+             {"format", ExportFormatName(format)},
+             {"filename", ExportFileName(target.name, format)},
+             {"text", text}});
+}
+
+ApiResponse ApiWorkloadFields() {
+  json fields = json::array();
+  for (const WorkloadField& f : WorkloadFields()) {
+    // What the parser accepts, in its own words: the error it gives for a value no field
+    // allows (docs/workload-format.md is generated the same way).
+    Workload w;
+    Status s = SetWorkloadField(&w, f.name, "");
+    if (s.ok()) s = SetWorkloadField(&w, f.name, "?");
+    std::string accepted = "any text";
+    if (!s.ok()) {
+      size_t at = s.message().find("is not allowed; ");
+      accepted = at == std::string::npos ? s.message() : s.message().substr(at + 16);
+    }
+    fields.push_back({{"name", f.name}, {"help", f.help}, {"accepted", accepted}});
+  }
+  return Ok({{"schema", "cloudfit.workload-fields/v1"}, {"count", fields.size()}, {"fields", fields}});
 }
 
 }  // namespace cloudfit

@@ -36,6 +36,7 @@ enum class Handler {
   kInstances,
   kRecommend,
   kEstimate,
+  kExport,
 };
 
 // Handler numbers in HttpRouteMatch beyond the routes' own.
@@ -63,6 +64,9 @@ ApiApplication::ApiApplication(const Catalog& catalog) : catalog_(catalog) {
   routes_.push_back({"/v1/instances", "GET", Handler::kInstances, nullptr});
   routes_.push_back({"/v1/recommend", "POST", Handler::kRecommend, nullptr});
   routes_.push_back({"/v1/estimate", "POST", Handler::kEstimate, nullptr});
+  routes_.push_back({"/v1/export", "POST", Handler::kExport, nullptr});
+  routes_.push_back({"/v1/workload-fields", "GET", Handler::kStatic,
+                     prepared(ApiWorkloadFields())});
   // The page and the API description, from memory: nothing is served from the disk.
   for (const EmbeddedFile& f : EmbeddedWebFiles()) {
     std::string name = f.path;
@@ -136,6 +140,8 @@ HttpResponse ApiApplication::Handle(const HttpRequest& request, const HttpRouteM
       return FromApi(ApiRecommend(catalog_, request.body));
     case Handler::kEstimate:
       return FromApi(ApiEstimate(catalog_, request.body));
+    case Handler::kExport:
+      return FromApi(ApiExport(catalog_, request.body));
   }
   return Error(500, "internal error: no such handler");
 }
