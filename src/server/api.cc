@@ -298,12 +298,13 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
   if (ranked) {
     int rank = 1;
     if (request.contains("rank")) s = WholeFrom("rank", request["rank"], 1, kMaxExportRank, &rank);
-    Workload w;
-    if (s.ok()) s = WorkloadFrom(catalog, request, &w);
-    if (s.ok()) s = CalibrationFrom(catalog, request, &w);
-    RecommendOptions o;
-    size_t top = 20;
-    if (s.ok()) s = OptionsFrom(request, &o, &top);
+    // The rest is a recommend request, decoded as /v1/recommend decodes it.
+    json recommend_request = request;
+    recommend_request.erase("rank");
+    RecommendRequest decoded;
+    if (s.ok()) s = DecodeRecommendRequest(catalog, recommend_request, &decoded);
+    const Workload& w = decoded.workload;
+    const RecommendOptions& o = decoded.options;
     Recommendation r;
     if (s.ok()) s = Recommend(catalog, w, o, &r);
     if (!s.ok()) return ApiError(400, s.message());
