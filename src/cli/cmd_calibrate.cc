@@ -21,7 +21,7 @@ struct CalibrateOptions {
   std::string dir = "../shared/calibration";
   std::string extra;  // large-model training rows, reported but not fitted
   bool cases = false;
-  bool json = false;
+  FormatOptions format;
   std::string out;
 };
 
@@ -39,7 +39,7 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
   std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
   std::map<std::string, TransferStats> transfer = ScoreCalibrationTransfer(catalog, cases);
-  if (o.json) {
+  if (o.format.json) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [key, s] : stats) {
       groups[key] = {{"cases", s.cases}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape},
@@ -65,17 +65,35 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                {"skipped", skip}});
     return;
   }
-  Table table({{"group", "metric / GPU"}, {"cases", "cases", true}, {"median", "median error", true},
-               {"p90", "p90 error", true}, {"agreement", "fits agreement", true}});
+  // Errors are percentages: numbers for machines, "12.3%" for people; "-" where not defined.
+  auto percent = [](double fraction, int digits, bool applies) {
+    return applies ? TableCell(FormatNumber(100 * fraction, digits)) : TableCell::Unknown();
+  };
+  auto percent_text = [](double fraction, int digits, bool applies) {
+    return applies ? TableCell(FormatNumber(100 * fraction, digits) + "%") : TableCell::Unknown();
+  };
+  Table table({{"group", "metric / GPU"},
+               {"cases", "cases", true},
+               {"median", "median error", true, 0, Audience::kPeople},
+               {"median_error_percent", "", true, 0, Audience::kMachines},
+               {"p90", "p90 error", true, 0, Audience::kPeople},
+               {"p90_error_percent", "", true, 0, Audience::kMachines},
+               {"agreement", "fits agreement", true, 0, Audience::kPeople},
+               {"fits_agreement_percent", "", true, 0, Audience::kMachines}});
   for (const auto& [key, s] : stats) {
     bool fits = key.rfind("fits", 0) == 0;
-    table.AddRow({key, std::to_string(s.cases), fits ? "-" : FormatNumber(100 * s.median_ape, 1) + "%",
-                  fits ? "-" : FormatNumber(100 * s.p90_ape, 1) + "%",
-                  fits ? FormatNumber(100 * s.agreement, 0) + "%" : "-"});
+    table.AddRow({key, std::to_string(s.cases), percent_text(s.median_ape, 1, !fits),
+                  percent(s.median_ape, 3, !fits), percent_text(s.p90_ape, 1, !fits),
+                  percent(s.p90_ape, 3, !fits), percent_text(s.agreement, 0, fits),
+                  percent(s.agreement, 3, fits)});
+  }
+  if (o.format.format() == OutputFormat::kCsv && !o.cases) {
+    PrintTable(table, o.format);
+    return;
   }
   std::cout << fmt::format("{} cases from {}, {} rows not modelled\n\n", cases.size(), o.dir,
                            skipped.size());
-  std::cout << table.Render(OutputFormat::kTable);
+  PrintTable(table, o.format);
   Table moved({{"family", "calibrated on one GPU, predicting the others"},
                {"pairs", "pairs", true},
                {"before", "median error", true},
@@ -91,8 +109,9 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   }
   std::cout << "\n--measured, checked: each workload measured on several GPUs is calibrated on one "
                "and predicted on the others\n"
-            << moved.Render(OutputFormat::kTable);
+            << moved.Render(o.format.format(), o.format.layout());
   if (o.cases) {
+    // --cases with --csv prints this table alone.
     Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
                 {"measured", "measured", true}, {"predicted", "predicted", true},
                 {"error", "error", true}});
@@ -107,7 +126,12 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                    fmt::format("{}x {}", c.num_gpus, c.gpu), c.workload.model.name,
                    FormatNumber(c.measured, 3), FormatNumber(p, 3), err});
     }
-    std::cout << "\n" << rows.Render(OutputFormat::kTable);
+    if (o.format.format() == OutputFormat::kCsv) {
+      PrintTable(rows, o.format);
+      return;
+    }
+    std::cout << "\n";
+    PrintTable(rows, o.format);
   }
   if (!skipped.empty()) {
     std::cout << "\nnot modelled:\n";
@@ -138,15 +162,16 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
       "calibrate", "Score estimates against public measurements, or refit efficiency factors");
   c->require_subcommand(1);
   CLI::App* report = c->add_subcommand("report", "Median and p90 error per metric and GPU");
-  report->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+  report->add_option("--cases-dir", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   report->add_option("--extra", options->extra,
                      "Also score large-model training rows (tests/calibration/large_model_training.csv)");
-  report->add_flag("--cases", options->cases, "List every case with its error");
-  report->add_flag("--json", options->json, "Print JSON");
+  report->add_flag("--cases", options->cases, "List every case with its error")
+      ->group(kGroupOutput);
+  AddFormatFlags(report, &options->format);
   report->callback([global, options]() { RunReport(*global, *options); });
   CLI::App* fit = c->add_subcommand("fit", "Fit data/efficiency.csv to the calibration cases");
-  fit->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+  fit->add_option("--cases-dir", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   fit->add_option("--extra", options->extra,
                   "Large-model rows (tests/calibration/large_model_training.csv): MosaicML's "

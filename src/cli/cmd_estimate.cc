@@ -20,7 +20,7 @@ struct EstimateOptions {
   CalibrationFlags calibration;
   HardwareSpec hardware;
   bool explain = false;
-  bool json = false;
+  FormatOptions format;
   std::string jsonl;
   TaskFlags task;
 };
@@ -208,8 +208,10 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
   ThrowIfError(ResolveHardware(catalog, spec, &hw));
   Estimate e;
   ThrowIfError(EstimateWorkload(catalog, w, hw, &e));
-  if (o.json) {
+  if (o.format.json) {
     PrintJson(EstimateToJson(w, e));
+  } else if (o.format.format() != OutputFormat::kTable) {
+    PrintTable(DocumentTable(EstimateToJson(w, e)), o.format);
   } else {
     PrintText(w, e, o.explain);
   }
@@ -224,17 +226,24 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   AddWorkloadFlags(c, &options->workload);
   AddCalibrationFlags(c, &options->calibration);
   AddTaskFlag(c, &options->task);
-  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus");
-  c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
-  c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
-  c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str();
+  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus")
+      ->group(kGroupHardware);
+  c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")
+      ->capture_default_str()
+      ->group(kGroupHardware);
+  c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)")
+      ->group(kGroupHardware);
+  c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str()->group(kGroupHardware);
   c->add_option("--network-gbps", options->hardware.network_gbps,
                 "Network between nodes, Gbit/s per node (default: the instance's, or 200 per "
-                "GPU for SXM boards, 25 otherwise)");
-  c->add_flag("--explain", options->explain, "Show the terms behind each number");
-  c->add_flag("--json", options->json, "Print JSON (schema cloudfit.estimate/v1)");
+                "GPU for SXM boards, 25 otherwise)")
+      ->group(kGroupHardware);
+  c->add_flag("--explain", options->explain, "Show the terms behind each number")
+      ->group(kGroupOutput);
+  AddFormatFlags(c, &options->format);
   c->add_option("--jsonl", options->jsonl,
-                "Read cases from a JSON Lines file ('-' for stdin), one JSON result per line");
+                "Read cases from a JSON Lines file ('-' for stdin), one JSON result per line")
+      ->group(kGroupOutput);
   c->callback([global, options]() { Run(*global, *options); });
 }
 

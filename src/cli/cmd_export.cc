@@ -129,7 +129,7 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
   f->command = c;
   // recommend's ways of printing have no meaning here.
   for (const char* name : {"--top", "--why-not", "--plot", "--jsonl", "--json", "--csv",
-                           "--markdown", "--all-regions"}) {
+                           "--markdown", "--wide", "--all-regions"}) {
     if (CLI::Option* option = c->get_option_no_throw(name)) c->remove_option(option);
   }
   c->add_option("--format", f->format, "skypilot, terraform or kubernetes")->required();
@@ -142,6 +142,8 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--replicas", f->replicas, "Serving replicas, with --instance and --kind serve")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
+  GroupOptions(c, "Export", {"--format", "--rank", "--out", "--name", "--disk-gb", "--nodes",
+                             "--replicas"});
 }
 
 }  // namespace cloudfit::cli

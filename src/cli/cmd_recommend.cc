@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "cli/terminal.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
 #include "util/file.h"
@@ -60,17 +61,29 @@ void WritePlot(const std::string& path, const std::string& svg) {
 
 void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation& r) {
   const RecommendOptions& o = f.options;
-  std::cout << fmt::format("recommend: {} {} ({}), objective {}; {} hardware choices estimated, {} priced offers feasible\n",
-                           w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
-                           NumericFormatName(w.precision), ObjectiveName(o.objective),
-                           r.candidates_considered, r.ranked.size());
-  std::cout << RecommendationTable(r, o.currency, f.top).Render(f.format.format());
-  if (f.format.format() != OutputFormat::kTable) return;
+  const FormatOptions& format = f.format;
+  PrintNote(fmt::format("recommend: {} {} ({}), objective {}; {} hardware choices estimated, {} "
+                        "priced offers feasible",
+                        w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
+                        NumericFormatName(w.precision), ObjectiveName(o.objective),
+                        r.candidates_considered, r.ranked.size()),
+            format);
+  std::vector<std::string> table_warnings;
+  Table table = RecommendationTable(r, o.currency, f.top, &table_warnings);
+  // A program reading CSV gets every warning in each row; people get the shared ones once.
+  for (const std::string& warning : table_warnings) PrintTableWarning(warning, format);
+  PrintTable(table, format);
+  if (format.format() != OutputFormat::kTable) {
+    for (const std::string& n : r.notes) PrintNote("note: " + n, format);
+    return;
+  }
   if (!r.ranked.empty()) {
     const Candidate& best = r.ranked.front();
     std::cout << "\nwhy #1:\n";
     for (const std::string& reason : best.reasons) std::cout << "  " << reason << "\n";
-    for (const std::string& warning : best.warnings) std::cout << "  warning: " << warning << "\n";
+    for (const std::string& warning : best.warnings) {
+      std::cout << "  " << Styled("warning: " + warning, "33", format.colour()) << "\n";
+    }
     if (best.autoscaling) {
       const AutoscalingPolicy& a = *best.autoscaling;
       std::cout << fmt::format(
@@ -197,34 +210,43 @@ CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
   AddTaskFlag(c, &f->task);
   AddCalibrationFlags(c, &f->calibration);
   RecommendOptions& o = f->options;
-  c->add_option("--provider", o.providers, "Providers to consider")->delimiter(',');
-  c->add_option("--region", o.regions, "Regions to consider")->delimiter(',');
-  c->add_option("--gpu", o.gpus, "Only these GPU models; A100:8 also fixes GPUs per node")
-      ->delimiter(',');
-  c->add_option("--exclude-gpu", o.exclude_gpus, "Leave out these GPU models")->delimiter(',');
-  c->add_option("--instance", o.instances, "Only these instance types")->delimiter(',');
-  c->add_option("--deadline-hours", o.deadline_hours, "The job must finish within this");
-  c->add_option("--budget", o.budget, "Most the job may cost, in --currency (serving: a month)");
-  c->add_option("--min-gpus", o.min_gpus, "Fewest GPUs per candidate (all nodes)");
-  c->add_option("--max-gpus", o.max_gpus, "Most GPUs per candidate (all nodes)");
-  c->add_option("--pricing", f->pricing, "Pricing modes: ondemand, spot, reserved-1y, reserved-3y")
-      ->delimiter(',')
-      ->capture_default_str();
-  c->add_flag("--no-cpu", f->no_cpu, "Leave out CPU-only instances");
-  c->add_option("--max-nodes", o.max_nodes, "Nodes per candidate, up to (training, rendering)")
-      ->capture_default_str();
-  c->add_option("--currency", o.currency, "Currency of prices and budget")->capture_default_str();
-  c->add_option("--objective", f->objective, "cheapest, fastest or balanced")->capture_default_str();
-  c->add_option("--serving-hours", o.serving_hours, "Hours of serving priced (default a month)")
-      ->capture_default_str();
-  c->add_option("--hours", o.fixed_hours,
-                "Price this many hours of use instead of the job's estimated duration");
-  c->add_flag("--scale-to-zero", o.allow_scale_to_zero, "Serving may scale to zero replicas");
-  c->add_flag("--all-regions", o.all_regions, "List every region, not only each type's best");
-  c->add_option("--top", f->top, "Show the first N")->capture_default_str();
-  c->add_option("--why-not", f->why_not, "Explain where an instance type went");
-  c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG");
-  c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)");
+  auto filter = [c](CLI::Option* option) { return option->group(kGroupFilters); };
+  auto pricing = [c](CLI::Option* option) { return option->group(kGroupPricing); };
+  auto output = [c](CLI::Option* option) { return option->group(kGroupOutput); };
+  filter(c->add_option("--provider", o.providers, "Providers to consider")->delimiter(','));
+  filter(c->add_option("--region", o.regions, "Regions to consider")->delimiter(','));
+  filter(c->add_option("--gpu", o.gpus, "Only these GPU models; A100:8 also fixes GPUs per node")
+             ->delimiter(','));
+  filter(c->add_option("--exclude-gpu", o.exclude_gpus, "Leave out these GPU models")
+             ->delimiter(','));
+  filter(c->add_option("--instance", o.instances, "Only these instance types")->delimiter(','));
+  filter(c->add_option("--total-gpus-min", o.min_gpus, "Fewest GPUs per candidate, all nodes together"));
+  filter(c->add_option("--total-gpus-max", o.max_gpus, "Most GPUs per candidate, all nodes together"));
+  filter(c->add_flag("--no-cpu", f->no_cpu, "Leave out CPU-only instances"));
+  filter(c->add_option("--nodes-max", o.max_nodes, "Nodes per candidate, up to (training, rendering)")
+             ->capture_default_str());
+  pricing(c->add_option("--deadline-hours", o.deadline_hours, "The job must finish within this"));
+  pricing(c->add_option("--budget", o.budget,
+                        "Most the job may cost, in --currency (serving: a month)"));
+  pricing(c->add_option("--pricing", f->pricing,
+                        "Pricing modes: ondemand, spot, reserved-1y, reserved-3y")
+              ->delimiter(',')
+              ->capture_default_str());
+  pricing(c->add_option("--currency", o.currency, "Currency of prices and budget")
+              ->capture_default_str());
+  pricing(c->add_option("--objective", f->objective, "cheapest, fastest or balanced")
+              ->capture_default_str());
+  pricing(c->add_option("--serving-hours", o.serving_hours,
+                        "Hours of serving priced (default a month)")
+              ->capture_default_str());
+  pricing(c->add_option("--hours", o.fixed_hours,
+                        "Price this many hours of use instead of the job's estimated duration"));
+  pricing(c->add_flag("--scale-to-zero", o.allow_scale_to_zero, "Serving may scale to zero replicas"));
+  output(c->add_flag("--all-regions", o.all_regions, "List every region, not only each type's best"));
+  output(c->add_option("--top", f->top, "Show the first N")->capture_default_str());
+  output(c->add_option("--why-not", f->why_not, "Explain where an instance type went"));
+  output(c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG"));
+  output(c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)"));
   AddFormatFlags(c, &f->format);
   c->callback([global, f, c]() {
     f->pricing_given = c->count("--pricing") > 0;

@@ -155,7 +155,7 @@ void AddRequestNotes(const RecommendContext& ctx, Recommendation* out) {
     }
   }
   out->notes.push_back("nothing fits as asked, not even with QLoRA on " + biggest->name +
-                       ": raise --max-nodes for more GPUs");
+                       ": raise --nodes-max for more GPUs");
 }
 
 std::vector<std::string> ExplainInstance(const Recommendation& r, const std::string& instance) {

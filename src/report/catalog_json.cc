@@ -103,7 +103,8 @@ nlohmann::json OffersToJson(const std::vector<Offer>& offers, PricingMode pricin
 }
 
 nlohmann::json CatalogSummaryToJson(const CatalogSummary& s) {
-  auto date = [](int days) { return days ? FormatIsoDate(days) : std::string("-"); };
+  // An unknown date (a provider without priced offers) is null, as everywhere.
+  auto date = [](int days) { return days ? nlohmann::json(FormatIsoDate(days)) : nlohmann::json(nullptr); };
   nlohmann::json providers = nlohmann::json::array();
   for (const ProviderSummary& p : s.providers) {
     providers.push_back({{"provider", p.provider},
