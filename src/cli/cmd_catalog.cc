@@ -75,7 +75,8 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
               format);
   }
   PrintTable(regions, format);
-  for (const std::string& w : s.warnings) PrintNote("\nwarning: " + w, format);
+  if (!s.warnings.empty()) PrintNote("", format);
+  for (const std::string& w : s.warnings) PrintNote("warning: " + w, format);
 }
 
 void PrintImportReport(const ImportReport& report, const std::string& out_dir,

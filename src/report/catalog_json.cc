@@ -87,7 +87,7 @@ nlohmann::json OfferToJson(const Offer& o) {
                                : nlohmann::json(InterconnectName(t.interconnect))},
           {"local_disk_gb", t.local_disk_bytes / 1e9},
           {"price_per_hour", o.price_per_hour ? nlohmann::json(*o.price_per_hour) : nullptr},
-          {"currency", o.currency},
+          {"currency", o.currency.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.currency)},
           {"as_of", FormatIsoDate(o.region->as_of_days)},
           {"source", o.region->source}};
 }
