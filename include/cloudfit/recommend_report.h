@@ -18,8 +18,8 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
                                     const Recommendation& r, size_t top);
 // The first `top` candidates (0 = all). People's columns combine figures ("8x A100",
 // "13.2/24.0"); machines' columns split them, without units (units in the CSV header, prices as
-// price_<currency>_per_hour). With `table_warnings`, warnings that every row shown carries, and
-// the age of old prices, are taken out of the rows and returned there, to be said once.
+// price_<currency>_per_hour). With `table_warnings`, warnings that every row shown carries are
+// taken out of the rows and returned there, to be said once above the table.
 Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top,
                           std::vector<std::string>* table_warnings = nullptr);
 // Every feasible candidate as a point (hours, cost), the Pareto front as a line, the first

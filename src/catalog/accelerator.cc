@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "catalog/loaders.h"
+#include "util/dtype_names.h"
 #include "util/strings.h"
 
 namespace cloudfit {

@@ -45,8 +45,12 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
                    {"offers", "offers", true},
                    {"priced_offers", "priced", true},
                    {"regions", "regions", true},
+                   {"undated_offers", "undated", true},
                    {"oldest_as_of", "oldest as_of"},
-                   {"newest_as_of", "newest as_of"}});
+                   {"newest_as_of", "newest as_of"},
+                   {"age", "age (days)", true, 0, Audience::kPeople},
+                   {"age_days", "", true, 0, Audience::kMachines},
+                   {"stale", "", false, 0, Audience::kMachines}});
   Table regions({{"provider", "provider"}, {"region", "region"}, {"offers", "offers", true}});
   int types = 0;
   for (const ProviderSummary& p : s.providers) {
@@ -54,7 +58,12 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
     providers.AddRow({p.provider, std::to_string(p.instance_types),
                       std::to_string(p.gpu_instance_types), std::to_string(p.offers),
                       std::to_string(p.priced_offers), std::to_string(p.offers_per_region.size()),
-                      date_cell(p.oldest_as_of_days), date_cell(p.newest_as_of_days)});
+                      std::to_string(p.undated_offers), date_cell(p.oldest_as_of_days),
+                      date_cell(p.newest_as_of_days),
+                      p.age_days >= 0 ? TableCell(std::to_string(p.age_days) + (p.stale ? " (stale)" : ""))
+                                      : TableCell::Unknown(),
+                      p.age_days >= 0 ? TableCell(std::to_string(p.age_days)) : TableCell::Unknown(),
+                      p.stale ? "true" : "false"});
     for (const auto& [region, count] : p.offers_per_region) {
       regions.AddRow({p.provider, region, std::to_string(count)});
     }
@@ -89,7 +98,8 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir,
                        {"rows_read", f.rows_read},
                        {"rows_used", f.rows_used},
                        {"skipped", f.skipped},
-                       {"merged", f.merged}});
+                       {"merged", f.merged},
+                       {"guessed", f.guessed}});
     }
     PrintJson({{"schema", "cloudfit.import/v1"},
                {"out", out_dir},
@@ -134,6 +144,9 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir,
     for (const auto& [reason, count] : f.skipped) {
       std::cout << fmt::format("  skipped {:>6}  {}\n", count, reason);
     }
+    for (const auto& [what, count] : f.guessed) {
+      std::cout << fmt::format("  guessed {:>6}  {}\n", count, what);
+    }
   }
   std::cout << fmt::format(
       "wrote {}: {} instance types added, {} updated; {} offers added, {} updated\n", out_dir,
@@ -170,7 +183,8 @@ void RunExport(const GlobalOptions& global, const CatalogOptions& options) {
 
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<CatalogOptions>();
-  CLI::App* catalog = app->add_subcommand("catalog", "Show, import or export the catalog");
+  CLI::App* catalog =
+      app->add_subcommand("catalog", "Show, import, refresh or export the catalog");
   catalog->require_subcommand(1);
 
   CLI::App* info = catalog->add_subcommand(
@@ -201,6 +215,8 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
       "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
   exporter->add_option("dir", options->export_dir, "Directory to write")->required();
   exporter->callback([global, options]() { RunExport(*global, *options); });
+
+  AddCatalogRefreshCommand(catalog, global);
 }
 
 }  // namespace cloudfit::cli

@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cloudfit/catalog_json.h"
+#include "util/dtype_names.h"
 #include "util/strings.h"
 
 namespace cloudfit::cli {

@@ -70,11 +70,18 @@ void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation&
             format);
   std::vector<std::string> table_warnings;
   Table table = RecommendationTable(r, o.currency, f.top, &table_warnings);
+  // The recommender's note on old prices (src/recommend/explanations.cc, "stale prices: ...")
+  // concerns every price in the table: it is said above it, with the other shared warnings.
+  std::vector<std::string> notes;
+  for (const std::string& n : r.notes) {
+    if (n.rfind("stale prices:", 0) == 0) table_warnings.push_back(n);
+    else notes.push_back(n);
+  }
   // A program reading CSV gets every warning in each row; people get the shared ones once.
   for (const std::string& warning : table_warnings) PrintTableWarning(warning, format);
   PrintTable(table, format);
   if (format.format() != OutputFormat::kTable) {
-    for (const std::string& n : r.notes) PrintNote("note: " + n, format);
+    for (const std::string& n : notes) PrintNote("note: " + n, format);
     return;
   }
   if (!r.ranked.empty()) {
@@ -100,7 +107,7 @@ void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation&
     for (const auto& [reason, count] : rejected) std::cout << fmt::format(" {} {};", count, reason);
     std::cout << "\n('*' marks the time-versus-cost Pareto front; --why-not TYPE explains one)\n";
   }
-  for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";
+  for (const std::string& n : notes) std::cout << "note: " << n << "\n";
 }
 
 // One JSON Lines request: workload fields plus recommend options; one result per line.

@@ -77,6 +77,7 @@ const std::vector<DeprecatedFlag>& DeprecatedFlags() {
       {"monitor", "--csv", "--samples-csv", true},
       {"monitor", "--svg", "--plot"},
       {"catalog import", "--format", "--input-format"},
+      {"catalog refresh", "--regions", "--region"},
       {"calibrate report", "--calibration", "--cases-dir"},
       {"calibrate fit", "--calibration", "--cases-dir"},
   };

@@ -47,8 +47,9 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
       {"pareto", c.pareto},
       {"reasons", c.reasons},
       {"warnings", c.warnings},
-      {"price_as_of",
-       c.region ? nlohmann::json(FormatIsoDate(c.region->as_of_days)) : nlohmann::json(nullptr)}};
+      {"price_as_of", c.region && c.region->as_of_known()
+                          ? nlohmann::json(FormatIsoDate(c.region->as_of_days))
+                          : nlohmann::json(nullptr)}};
   // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
   nlohmann::json full = EstimateToJson(Workload(), e);
   j["memory"] = full["memory"];
@@ -109,34 +110,6 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
   return document;
 }
 
-namespace {
-
-// The recommender's stale-price warning ("price is 123 days old (2026-07-22)",
-// src/recommend/explanations.cc). Its age differs per row, so it is summarised once above the
-// table instead of repeated in the warnings column.
-bool IsPriceAgeWarning(const std::string& w) {
-  return w.rfind("price is ", 0) == 0 && w.find(" days old") != std::string::npos;
-}
-
-std::string PriceAgeSummary(const std::vector<const Candidate*>& stale, size_t shown) {
-  int oldest = 0, newest = 0;
-  for (const Candidate* c : stale) {
-    int days = c->region->as_of_days;
-    if (oldest == 0 || days < oldest) oldest = days;
-    if (newest == 0 || days > newest) newest = days;
-  }
-  int today = TodayDays();
-  std::string ages = oldest == newest
-                         ? fmt::format("{} days old (as of {})", today - oldest, FormatIsoDate(oldest))
-                         : fmt::format("{} to {} days old (as of {} to {})", today - newest,
-                                       today - oldest, FormatIsoDate(oldest), FormatIsoDate(newest));
-  if (stale.size() == shown) return "every price shown is " + ages + "; check the provider's price page";
-  return fmt::format("{} of the {} prices shown are {}; the 'price as of' column dates each",
-                     stale.size(), shown, ages);
-}
-
-}  // namespace
-
 Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top,
                           std::vector<std::string>* table_warnings) {
   std::string cur = ToLower(currency);
@@ -170,12 +143,10 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                {"warnings", "warnings", false, 0, Audience::kMachines}});
   size_t shown = 0;
   for (size_t i = 0; i < r.ranked.size() && (top == 0 || i < top); ++i) ++shown;
-  // Warnings every shown row carries, and the rows whose price is old.
+  // Warnings every shown row carries (when more than one row is shown).
   std::vector<std::string> common;
-  std::vector<const Candidate*> stale;
-  if (shown > 0) {
+  if (shown > 1) {
     for (const std::string& w : r.ranked[0].warnings) {
-      if (IsPriceAgeWarning(w)) continue;
       bool everywhere = true;
       for (size_t i = 1; i < shown && everywhere; ++i) {
         const auto& ws = r.ranked[i].warnings;
@@ -186,19 +157,7 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
       }
     }
   }
-  for (size_t i = 0; i < shown; ++i) {
-    const Candidate& c = r.ranked[i];
-    for (const std::string& w : c.warnings) {
-      if (IsPriceAgeWarning(w)) {
-        stale.push_back(&c);
-        break;
-      }
-    }
-  }
-  if (table_warnings != nullptr) {
-    *table_warnings = common;
-    if (!stale.empty()) table_warnings->push_back(PriceAgeSummary(stale, shown));
-  }
+  if (table_warnings != nullptr) *table_warnings = common;
   for (size_t i = 0; i < shown; ++i) {
     const Candidate& c = r.ranked[i];
     const Estimate& e = *c.estimate;
@@ -210,8 +169,7 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
     std::vector<std::string> row_warnings;
     for (const std::string& w : c.warnings) {
       bool hoisted = table_warnings != nullptr &&
-                     (IsPriceAgeWarning(w) ||
-                      std::find(common.begin(), common.end(), w) != common.end());
+                     std::find(common.begin(), common.end(), w) != common.end();
       if (!hoisted) row_warnings.push_back(w);
     }
     std::string warnings = row_warnings.empty() ? "" : row_warnings.front();
@@ -235,7 +193,8 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                   c.cost_per_unit ? TableCell(FormatNumber(*c.cost_per_unit, 4) + "/" + c.unit)
                                   : TableCell::Unknown(),
                   number(c.cost_per_unit, 6), c.unit, e.bottleneck,
-                  FormatIsoDate(c.region->as_of_days),
+                  c.region->as_of_known() ? TableCell(FormatIsoDate(c.region->as_of_days))
+                                          : TableCell::Unknown(),
                   // People read the first warning not said above the table; machines get all.
                   warnings, Join(c.warnings, "; ")});
   }

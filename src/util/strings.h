@@ -25,11 +25,6 @@ bool ParseInt(std::string_view text, long long* out);
 // "RTX A6000", "rtx-a6000" and "RTXA6000" meet.
 std::string NormalizeName(std::string_view name);
 
-// One name per numeric format, whatever the framework calls it: float32 -> fp32, float16, half,
-// f16 -> fp16, bfloat16 -> bf16, float8, fp8_e4m3, fp8_e5m2 -> fp8, tensorfloat32 -> tf32;
-// lower-cased; other names are returned lower-cased and unchanged.
-std::string CanonicalDtypeName(std::string_view name);
-
 // Levenshtein distance.
 size_t EditDistance(std::string_view a, std::string_view b);
 

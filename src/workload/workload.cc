@@ -8,6 +8,7 @@
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hf_config.h"
+#include "util/dtype_names.h"
 #include "util/strings.h"
 
 namespace cloudfit {
