@@ -150,7 +150,8 @@ TEST(CliGoldenTest, RecommendOnTheFixtureCatalog) {
                {"recommend", "--kind", "train", "--model", "ResNet-50", "--precision", "fp16",
                 "--epochs", "10", "--dataset-samples", "1281167", "--batch", "256"});
   ExpectGolden("recommend_llama_json", {"recommend", "--kind", "inference", "--model",
-                                        "Llama-3.1-8B", "--top", "2", "--json"});
+                                        "Llama-3.1-8B", "--samples", "10000", "--top", "2",
+                                        "--json"});
   ExpectGolden("explain_lora", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B"});
 }
 
@@ -158,16 +159,18 @@ TEST(CliTest, RecommendPlotWhyNotAndJsonLines) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-rec-" + std::to_string(getpid()));
   fs::create_directories(dir);
   Result r = RunCloudfit({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B",
-                          "--plot", (dir / "front.svg").string()});
+                          "--samples", "10000", "--plot", (dir / "front.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(Slurp(dir / "front.svg").find("chosen: "), std::string::npos);
   Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B",
-                            "--why-not", "g5.xlarge"});
+                            "--tokens", "1e8", "--why-not", "g5.xlarge"});
   ASSERT_EQ(why.exit_code, 0) << why.err;
   EXPECT_NE(why.out.find("does not fit in memory"), std::string::npos) << why.out;
   std::ofstream(dir / "requests.jsonl")
-      << R"({"id": 1, "kind": "inference", "model": "Llama-3.1-8B", "top": 1})" << "\n"
-      << R"({"id": 2, "kind": "train", "model": "ResNet-50", "deadline_hours": 0.0001})" << "\n"
+      << R"({"id": 1, "kind": "inference", "model": "Llama-3.1-8B", "samples": 100, "top": 1})"
+      << "\n"
+      << R"({"id": 2, "kind": "train", "model": "ResNet-50", "epochs": 1,)"
+      << R"( "dataset_samples": 1281167, "deadline_hours": 0.0001})" << "\n"
       << R"({"id": 3, "kind": "serve", "model": "nope"})" << "\n";
   Result batch = RunCloudfit({"recommend", "--jsonl", (dir / "requests.jsonl").string()});
   fs::remove_all(dir);
@@ -216,7 +219,11 @@ TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
       {{"recommend", "--kind", "train", "--model", "ResNet-50", "--provider", "awz"},
        "did you mean 'aws'"},
       {{"recommend", "--kind", "train", "--model", "ResNet-50", "--budget", "-3"},
-       "--budget: must be above 0"},
+       "--budget: '-3' is not a number in"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50"},
+       "a recommendation ranks whole jobs, so it needs the job's size"},
+      {{"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "2"},
+       "epochs: need the data set's size"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"instancs"}, "did you mean 'instances'"},
   };

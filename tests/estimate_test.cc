@@ -94,7 +94,8 @@ TEST(EstimateTest, LayoutIsChosenWhenTheModelDoesNotFitOneGpu) {
 
 TEST(EstimateTest, RecomputationAndFlashAttentionShrinkActivations) {
   auto base = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "train"}, {"model", "Llama-3.2-1B"}, {"seq_len", "4096"}, {"flash_attention", "false"}};
+      {"kind", "train"}, {"model", "Llama-3.2-1B"}, {"seq_len", "4096"}, {"micro_batch", "1"},
+      {"flash_attention", "false"}};
   Estimate plain = Estimated(base, Gpus("H100-SXM5-80GB"));
   auto flash = base;
   flash.back().second = "true";

@@ -22,11 +22,14 @@ TEST(WorkloadTest, ResolvesZooModelsAndDefaults) {
   Workload w;
   ASSERT_TRUE(Build({{"kind", "lora"}, {"model", "llama3.1-8b"}}, &w).ok());
   EXPECT_EQ(w.model.name, "Llama-3.1-8B");
-  EXPECT_EQ(w.seq_len, 2048);  // LLM default
+  // LoRA on a decoder: QLoRA's Guanaco recipe, 16 sequences of 512 tokens (data/recipes.csv).
+  EXPECT_EQ(w.seq_len, 512);
+  EXPECT_EQ(w.global_batch, 16);
   EXPECT_EQ(w.precision, NumericFormat::kBf16);
   Workload bert;
   ASSERT_TRUE(Build({{"kind", "train"}, {"model", "BERT-base-uncased"}}, &bert).ok());
-  EXPECT_EQ(bert.seq_len, 512);
+  EXPECT_EQ(bert.seq_len, 128);  // BERT's GLUE fine-tuning recipe
+  EXPECT_EQ(bert.global_batch, 32);
 }
 
 TEST(WorkloadTest, ErrorsNameTheFieldAndWhatIsAllowed) {

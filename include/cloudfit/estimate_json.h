@@ -9,6 +9,8 @@
 
 namespace cloudfit {
 
+// The workload's assumptions (defaults it did not give) as [{field, value, why}].
+nlohmann::json AssumptionsToJson(const Workload& w);
 nlohmann::json EstimateToJson(const Workload& workload, const Estimate& estimate);
 
 }  // namespace cloudfit

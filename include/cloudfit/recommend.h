@@ -8,8 +8,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cloudfit/cost.h"
 #include "cloudfit/estimate.h"
 
 namespace cloudfit {
@@ -41,6 +43,18 @@ struct RecommendOptions {
   // Keep every region of an instance type and pricing mode; by default only the best one
   // (the same type in 17 regions at one price tells a user nothing new).
   bool all_regions = false;
+  size_t top = 10;  // candidates listed in the answer (0 = all)
+  // Cost lines left out of the bill: egress, storage, startup, billing, licences.
+  std::vector<std::string> excluded_costs;
+  // Multi-node training only on instances with an RDMA fabric (EFA, InfiniBand, RoCE) or
+  // GPUDirect-TCPX; by default a TCP/Ethernet cluster is kept when its all-reduce costs less
+  // than half of each step, and priced with that cost.
+  bool require_rdma = false;
+  // Spot for a tightly coupled (synchronous) job on more nodes than this is rejected: every
+  // reclaim stops all of them, and that many spot nodes at once are not guaranteed. AWS advises
+  // against spot for workloads tightly coupled between instance nodes (Spot best practices);
+  // the limit of 4 nodes (32 GPUs) is a judgement, not a published figure.
+  int max_spot_nodes = 4;
 };
 
 // The autoscaling plan for a serving candidate.
@@ -52,14 +66,25 @@ struct AutoscalingPolicy {
   double utilisation_at_rate = 0;      // at the requested rate with the planned replicas
 };
 
-struct SpotRisk {
-  double mtbf_hours = 0;              // mean time between interruptions
-  double checkpoint_seconds = 0;      // writing the state once
-  double checkpoint_interval_hours = 0;  // Young/Daly: sqrt(2 x checkpoint x MTBF)
-  double restart_hours = 0;           // interruption to running again (MTTR)
-  double overhead_fraction = 0;       // expected extra time over an uninterrupted run
-  bool assumed_rate = false;          // the provider publishes no rate; an assumption was used
+// What can stop a job before it finishes, and its expected cost in time: spot capacity
+// reclaimed (per provider and GPU class) and GPU failures (every pricing mode). A synchronous
+// multi-node job stops when any node does, so the rates add up over nodes and GPUs.
+struct JobRisk {
+  int nodes = 1;
+  double mtbf_hours = 0;  // the whole job's mean time between interruptions (0 = none expected)
+  double spot_interruptions_per_month = 0;  // per instance, from data (0 when not spot)
+  std::string rate_basis;                   // where the spot rate comes from
+  double hardware_mtbf_hours = 0;           // GPU failures over all the job's GPUs
+  double checkpoint_seconds = 0;            // writing the state once
+  double checkpoint_interval_hours = 0;     // Young/Daly; 0 = run without checkpoints
+  double restart_hours = 0;                 // interruption to running again (MTTR)
+  double overhead_fraction = 0;             // expected extra time over an uninterrupted run
+  double expected_interruptions = 0;
+  double probability_interrupted = 0;       // at least once during the run
+  bool synchronous = true;                  // one node's interruption stops every node
+  bool assumed_rate = false;                // the rate is an assumption, not a published figure
 };
+using SpotRisk = JobRisk;
 
 struct Candidate {
   const InstanceType* instance = nullptr;
@@ -74,7 +99,9 @@ struct Candidate {
   std::optional<double> total_cost;
   std::optional<double> cost_per_unit;
   std::string unit;  // "1M tokens", "epoch", "1k images", "frame", "GB", ...
-  std::optional<SpotRisk> spot;
+  std::optional<JobRisk> spot;  // spot candidates: the risk priced into hours and cost
+  std::optional<JobRisk> risk;  // every job candidate: interruptions of any kind
+  std::vector<CostLine> costs;  // the bill, line by line; total_cost is the sum of known lines
   std::optional<AutoscalingPolicy> autoscaling;
   std::optional<double> break_even_utilisation;  // reserved: share of the term worth paying for
   std::string rejection;  // empty when feasible
@@ -86,16 +113,32 @@ struct Candidate {
   double total_gpus() const;
 };
 
+// When nothing is feasible: one change to the request that would make something feasible, as
+// the workload fields and options to set (named as a request or workload file names them), so
+// a program or the web page can apply it. `note` says it in words (it is in `notes` too).
+struct FitHint {
+  std::string note;
+  std::vector<std::pair<std::string, std::string>> workload;  // field -> value
+  std::vector<std::pair<std::string, std::string>> options;   // option -> value
+};
+
 struct Recommendation {
   std::vector<Candidate> ranked;    // feasible, best first
   std::vector<Candidate> rejected;  // with reasons
   int candidates_considered = 0;
   std::vector<std::string> notes;  // about the whole request (catalog age, what would fit)
+  std::vector<FitHint> hints;      // what would fit, when nothing does
 };
 
 // The workload must be finalized (FinalizeWorkload).
 Status Recommend(const Catalog& catalog, const Workload& workload, const RecommendOptions& options,
                  Recommendation* out);
+
+// One instance type at exactly `nodes` nodes, priced in every region and pricing mode the
+// options allow, best region first (cloudfit compare).
+Status RecommendOn(const Catalog& catalog, const Workload& workload,
+                   const RecommendOptions& options, const InstanceType& instance, int nodes,
+                   Recommendation* out);
 
 // Why an instance type was rejected (or where it ranks), for --why-not.
 std::vector<std::string> ExplainInstance(const Recommendation& r, const std::string& instance);

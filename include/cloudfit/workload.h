@@ -6,7 +6,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloudfit/model.h"
@@ -27,6 +29,7 @@ enum class WorkloadKind {
   kRealtimeRender,  // cloud gaming, 3D visualisation streams
   kCad,             // CAD/CAE visualisation sessions
   kPreprocess,      // data preprocessing on CPUs
+  kClassicMl,       // tabular ML: gradient-boosted trees or linear models, GPU optional
 };
 
 // The numeric format of weights and arithmetic.
@@ -35,6 +38,10 @@ enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
 enum class Recompute { kNone, kSelective, kFull };
 enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
+// How the loss turns logits into a cross-entropy: materialise all the logits and an FP32 copy
+// (PyTorch's default), upcast them a chunk at a time (torchtune's chunked loss), or fuse the
+// output projection with the loss so the logits are never whole (Liger's fused linear CE).
+enum class CrossEntropy { kStandard, kChunked, kFused };
 
 // Speed corrections from measurements (cloudfit/measured_calibration.h), never read from a
 // workload file. A device's effective peak FLOP/s and memory bandwidth are multiplied by these,
@@ -54,10 +61,27 @@ struct Calibration {
   RateScale For(const std::string& device) const;  // `all` times the device's own scale
 };
 
+// A value the user did not give and cloudfit chose, printed first in every answer: what was
+// assumed, and why (the recipe or data it comes from).
+struct Assumption {
+  std::string field;  // the workload field, as a file or flag names it
+  std::string value;  // as printed
+  std::string why;
+};
+
+// What the input pipeline reads (sets the default per-vCPU loader rate, data/loader_rates.csv).
+enum class DataType { kAuto, kImage, kText, kAudio, kVideo, kTabular, kNone };
+// Classic ML algorithms (kind classic-ml).
+enum class MlAlgorithm { kGbdt, kLinear };
+enum class OperatingSystem { kAuto, kLinux, kWindows };
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::kTrain;
   std::string model_name;    // zoo name or alias
   std::string model_config;  // path to a Hugging Face config.json instead of a zoo name
+  // Or the config.json itself, as JSON text (HTTP requests send it inline: the API reads no
+  // files). At most one of the two is set.
+  std::string model_config_json;
   Model model;               // resolved architecture (zoo, config.json or explicit numbers)
   // Architecture numbers given explicitly (params_b, layers, ...), applied over the model.
   std::map<std::string, double> architecture_overrides;
@@ -72,7 +96,10 @@ struct Workload {
   double samples = 0;
   double epochs = 0;
   double dataset_samples = 0;
-  double steps = 0;  // optimizer steps; the default when no amount is given is 1,000
+  double steps = 0;  // optimizer steps
+  // How the amount of work was resolved (FinalizeWorkload states the rule in `assumptions`);
+  // true when no amount was given and one was assumed, which a recommendation refuses.
+  bool amount_assumed = false;
 
   Optimizer optimizer = Optimizer::kAdamW;
   // Mixed precision keeps fp32 master weights in the optimizer (Megatron, DeepSpeed, AMP);
@@ -85,6 +112,16 @@ struct Workload {
   bool flash_attention = true;
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::kAllLinear;
+  // Memory recipes of real fine-tuning runs (torchtune, Hugging Face TRL, DeepSpeed).
+  bool optimizer_in_backward = false;  // step and free each gradient as backward produces it
+  bool paged_optimizer = false;        // bitsandbytes paged states: spill to host under pressure
+  CrossEntropy cross_entropy = CrossEntropy::kStandard;
+  int loss_chunks = 8;                 // chunks of the chunked cross-entropy
+  bool activation_offload = false;     // keep saved activations in host memory
+  bool optimizer_offload = false;      // optimizer state and master weights on the CPU
+  // The software that runs the kernels, for its efficiencies (data/efficiency.csv): pytorch
+  // (eager PyTorch with cuBLAS/cuDNN), llama.cpp, vllm, tensorrt-llm. Empty: by kind.
+  std::string software;
 
   // Serving.
   double request_rate = 1;        // requests/s
@@ -127,14 +164,48 @@ struct Workload {
   double per_core_mb_s = 50;  // preprocessing throughput of one vCPU, MB/s
   std::optional<double> loader_samples_per_core_s;  // input-pipeline rate of one vCPU
   std::optional<double> storage_gb_s;               // disk or object-store read rate
+  DataType data_type = DataType::kAuto;  // auto: from the model's family
+
+  // Classic ML (tabular).
+  double rows = 0;      // training or scoring rows
+  double features = 0;  // columns per row
+  int trees = 0;        // boosting rounds; 0 = the libraries' default
+  int tree_depth = 0;   // 0 = the libraries' default
+  MlAlgorithm algorithm = MlAlgorithm::kGbdt;
+  bool predict = false;  // score rows with a trained model instead of training
+
+  // Real-time and CAD sessions: what each session needs (0 = the session profile's).
+  std::string session_profile;  // data/sessions.csv; empty = the kind's default
+  double vcpus_per_session = 0;
+  double ram_gib_per_session = 0;
+  double gpu_memory_gib_per_session = 0;
+  double stream_mbps = 0;  // video bitrate per stream; 0 = from resolution, fps and codec
+
+  // The whole job's bill beyond instance hours (src/cost).
+  std::optional<double> egress_gb;  // data sent out over the job (or a month of serving)
+  std::string egress_to = "internet";  // internet or region (another region of the provider)
+  std::optional<double> image_gb;      // container image pulled by every node at start-up
+  int checkpoints_kept = 2;            // checkpoints kept in storage during the job
+  OperatingSystem os = OperatingSystem::kAuto;
 
   Calibration calibration;
+  // Fields the user gave (file, flags or request), by canonical name; the rest are defaults.
+  std::set<std::string> given;
+  // Filled by FinalizeWorkload: every default that shapes the answer, stated.
+  std::vector<Assumption> assumptions;
 
   bool is_training() const {
     return kind == WorkloadKind::kTrain || kind == WorkloadKind::kLora ||
            kind == WorkloadKind::kQlora;
   }
   bool is_llm_like() const;  // a transformer with a token stream
+  bool was_given(const std::string& field) const { return given.count(field) > 0; }
+  // Serving and streaming run for a period rather than to the end of a job.
+  bool is_service() const {
+    return kind == WorkloadKind::kServing || kind == WorkloadKind::kRealtimeRender ||
+           kind == WorkloadKind::kCad;
+  }
+  bool uses_windows() const { return os == OperatingSystem::kWindows; }
 };
 
 // The field names a workload file or --set accepts, with units and allowed values.
@@ -148,15 +219,20 @@ const std::vector<WorkloadField>& WorkloadFields();
 // allowed: "batch: -4 is not allowed; a whole number >= 1".
 Status SetWorkloadField(Workload* w, const std::string& name, const std::string& value);
 
-// Reads a YAML or JSON mapping of field names to values.
+// Reads a YAML or JSON mapping of field names to values from a regular file of at most
+// kMaxDocumentBytes (util/validate.h).
 Status LoadWorkloadFile(const std::string& path, std::vector<std::pair<std::string, std::string>>*
                                                      fields);
+// The same from text; `origin` names it in errors.
+Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
+                             std::vector<std::pair<std::string, std::string>>* fields);
 
 // Resolves the model (zoo, config.json, or explicit numbers already set), fills defaults that
 // depend on it, and checks the whole workload for consistency.
 Status FinalizeWorkload(const Catalog& catalog, Workload* w);
 
 std::string_view WorkloadKindName(WorkloadKind kind);
+std::string_view DataTypeName(DataType type);
 std::string_view NumericFormatName(NumericFormat format);
 // Bytes per weight for a format (int4 counts its quantization scales: 4.5 bits).
 double BytesPerWeight(NumericFormat format);

@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cloudfit/decision_tree.h"
+#include "cloudfit/estimate_json.h"
 
 namespace cloudfit::cli {
 
@@ -36,8 +37,16 @@ void Run(const GlobalOptions& global, const ExplainFlags& f) {
     for (const DecisionStep& s : steps) {
       list.push_back({{"question", s.question}, {"answer", s.answer}, {"because", s.because}});
     }
-    PrintJson({{"schema", "cloudfit.explain/v1"}, {"steps", list}});
+    PrintJson({{"schema", "cloudfit.explain/v1"},
+               {"assumptions", AssumptionsToJson(w)},
+               {"steps", list}});
     return;
+  }
+  if (!w.assumptions.empty()) {
+    std::cout << "assumptions (give the field to change one):\n";
+    for (const Assumption& a : w.assumptions) {
+      std::cout << fmt::format("  {} = {}: {}\n", a.field, a.value, a.why);
+    }
   }
   int n = 1;
   for (const DecisionStep& s : steps) {

@@ -147,6 +147,7 @@ void AddGpusCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--architecture", options->architecture, "Ampere, Hopper, Ada Lovelace, ...")
       ->group(kGroupFilters);
   c->add_option("--gpu-memory-min", options->memory_min_gib, "Minimum memory per GPU, GiB")
+      ->check(NumberIn(0, 1e6, "GiB"))
       ->group(kGroupFilters);
   c->add_option("--sort", options->sort, "name, memory, bandwidth, fp32, fp16, bf16, fp8, year")
       ->capture_default_str()

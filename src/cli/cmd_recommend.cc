@@ -1,4 +1,6 @@
-// cloudfit recommend: which instances to rent for a workload, ranked, with reasons.
+// cloudfit recommend: which instances to rent for a workload, ranked, with reasons. The flags
+// become the same JSON request a workload file, a JSON Lines line or POST /v1/recommend makes,
+// and go through the same decoder (cloudfit/request.h).
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -6,11 +8,14 @@
 #include <fmt/format.h>
 
 #include "cli/cli_common.h"
+#include "cli/request_flags.h"
 #include "cli/terminal.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
+#include "cloudfit/request.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -19,12 +24,8 @@ namespace {
 struct RecommendFlags {
   WorkloadFlags workload;
   CalibrationFlags calibration;
-  RecommendOptions options;
-  std::vector<std::string> pricing = {"ondemand", "spot"};
-  std::string objective = "cheapest";
-  bool no_cpu = false;
-  bool pricing_given = false;
-  size_t top = 10;
+  OptionFlags options;
+  bool explain = false;
   std::string why_not;
   std::string plot;
   std::string jsonl;
@@ -33,43 +34,47 @@ struct RecommendFlags {
   RecommendHooks hooks;
 };
 
-void ParseChoices(RecommendFlags& f, bool pricing_given, WorkloadKind kind) {
-  // Serving and streaming keep users waiting when spot capacity is reclaimed: unless asked,
-  // they are priced on demand only.
-  if (!pricing_given && (kind == WorkloadKind::kServing || kind == WorkloadKind::kRealtimeRender ||
-                         kind == WorkloadKind::kCad)) {
-    f.pricing = {"ondemand"};
-  }
-  f.options.pricing.clear();
-  for (const std::string& p : f.pricing) {
-    PricingMode mode;
-    if (!ParsePricingMode(p, &mode)) {
-      throw CliError{"--pricing: '" + p + "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
-    }
-    f.options.pricing.push_back(mode);
-  }
-  if (!ParseObjective(f.objective, &f.options.objective)) {
-    throw CliError{"--objective: '" + f.objective + "' is not one of cheapest, fastest, balanced"};
-  }
-  f.options.include_cpu = !f.no_cpu;
-}
-
 void WritePlot(const std::string& path, const std::string& svg) {
   Status s = WriteFileAtomically(path, svg);
   if (!s.ok()) throw CliError{"--plot: " + s.message()};
 }
 
-void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation& r) {
-  const RecommendOptions& o = f.options;
-  const FormatOptions& format = f.format;
+void PrintCosts(const Candidate& c, const std::string& currency, bool explain) {
+  if (!explain) {
+    std::vector<std::string> parts;
+    for (const CostLine& line : c.costs) {
+      if (line.amount && *line.amount == 0) continue;
+      parts.push_back(line.name + " " + (line.amount ? Amount(*line.amount, currency) : "unknown"));
+    }
+    std::cout << "  bill: " << Join(parts, " + ") << " = " << Amount(*c.total_cost, currency)
+              << "\n";
+    return;
+  }
+  std::cout << "  bill (" << currency << "):\n";
+  for (const CostLine& line : c.costs) {
+    std::cout << fmt::format("    {:<9} {:>12}  {}\n", line.name,
+                             line.amount ? FormatNumber(*line.amount, 2) : "unknown", line.detail);
+    if (!line.source.empty()) std::cout << fmt::format("    {:<9} {:>12}  source: {}\n", "", "", line.source);
+  }
+  std::cout << fmt::format("    {:<9} {:>12}\n", "total", FormatNumber(*c.total_cost, 2));
+}
+
+void PrintText(const Workload& w, const RecommendOptions& o, const Recommendation& r,
+               const FormatOptions& format, bool explain) {
   PrintNote(fmt::format("recommend: {} {} ({}), objective {}; {} hardware choices estimated, {} "
                         "priced offers feasible",
                         w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
                         NumericFormatName(w.precision), ObjectiveName(o.objective),
                         r.candidates_considered, r.ranked.size()),
             format);
+  if (format.format() == OutputFormat::kTable && !w.assumptions.empty()) {
+    std::cout << "assumptions (give the field to change one):\n";
+    for (const Assumption& a : w.assumptions) {
+      std::cout << fmt::format("  {} = {}: {}\n", a.field, a.value, a.why);
+    }
+  }
   std::vector<std::string> table_warnings;
-  Table table = RecommendationTable(r, o.currency, f.top, &table_warnings);
+  Table table = RecommendationTable(r, o.currency, o.top, &table_warnings);
   // The recommender's note on old prices (src/recommend/explanations.cc, "stale prices: ...")
   // concerns every price in the table: it is said above it, with the other shared warnings.
   std::vector<std::string> notes;
@@ -91,6 +96,7 @@ void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation&
     for (const std::string& warning : best.warnings) {
       std::cout << "  " << Styled("warning: " + warning, "33", format.colour()) << "\n";
     }
+    PrintCosts(best, o.currency, explain);
     if (best.autoscaling) {
       const AutoscalingPolicy& a = *best.autoscaling;
       std::cout << fmt::format(
@@ -110,50 +116,37 @@ void PrintText(const Workload& w, const RecommendFlags& f, const Recommendation&
   for (const std::string& n : notes) std::cout << "note: " << n << "\n";
 }
 
-// One JSON Lines request: workload fields plus recommend options; one result per line.
-nlohmann::json RunLine(const Catalog& catalog, const RecommendFlags& base, const std::string& line) {
+// One JSON Lines request: the line's fields and options over the command line's options.
+nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_options,
+                       const std::string& line) {
   nlohmann::json in;
-  try {
-    in = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
-    return {{"ok", false}, {"error", std::string("malformed JSON: ") + e.what()}};
-  }
+  Status parsed = ParseJson("line", line, kMaxJsonlLineBytes, &in);
+  if (!parsed.ok()) return {{"ok", false}, {"error", parsed.message()}};
   if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
   nlohmann::json out = nlohmann::json::object();
   if (in.contains("id")) out["id"] = in["id"];
-  Workload w;
-  RecommendOptions o = base.options;
-  size_t top = 3;
-  for (const auto& [key, value] : in.items()) {
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    double number = 0;
-    bool numeric = ParseDouble(text, &number);
-    Status s;
-    if (key == "id") continue;
-    if (key == "deadline_hours" && numeric) o.deadline_hours = number;
-    else if (key == "budget" && numeric) o.budget = number;
-    else if (key == "top" && numeric) top = static_cast<size_t>(number);
-    else if (key == "providers" && value.is_array()) o.providers = value.get<std::vector<std::string>>();
-    else s = SetWorkloadField(&w, key, text);
-    if (!s.ok()) return {{"id", out.value("id", nlohmann::json())}, {"ok", false}, {"error", s.message()}};
-  }
-  Status s = FinalizeWorkload(catalog, &w);
+  nlohmann::json request = MergeOptions(in, base_options);
+  RecommendRequest decoded;
+  Status s = DecodeRecommendRequest(catalog, request, &decoded);
   Recommendation r;
-  if (s.ok()) s = Recommend(catalog, w, o, &r);
+  if (s.ok()) s = Recommend(catalog, decoded.workload, decoded.options, &r);
   if (!s.ok()) {
     out["ok"] = false;
     out["error"] = s.message();
     return out;
   }
   out["ok"] = true;
-  out["recommendation"] = RecommendationToJson(w, o, r, top);
+  out["recommendation"] = RecommendationToJson(decoded.workload, decoded.options, r,
+                                               decoded.options.top);
   return out;
 }
 
-void Run(const GlobalOptions& global, RecommendFlags& f) {
+void Run(const GlobalOptions& global, const RecommendFlags& f) {
   if (f.hooks.instead && f.hooks.instead()) return;
   Catalog catalog = LoadCatalogOrThrow(global);
+  nlohmann::json options = f.options.ToJson();
   if (!f.jsonl.empty()) {
+    if (!f.task.file.empty()) throw CliError{"--task goes with one request, not with --jsonl"};
     std::ifstream file;
     std::istream* in = &std::cin;
     if (f.jsonl != "-") {
@@ -161,26 +154,31 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
       if (!file) throw CliError{"--jsonl: " + f.jsonl + ": cannot open for reading"};
       in = &file;
     }
-    ParseChoices(f, f.pricing_given, WorkloadKind::kTrain);
     int failures = 0;
     for (std::string line; std::getline(*in, line);) {
       if (Trim(line).empty()) continue;
-      nlohmann::json result = RunLine(catalog, f, line);
+      nlohmann::json result = RunLine(catalog, options, line);
       failures += result.value("ok", false) ? 0 : 1;
       std::cout << result.dump() << "\n";
     }
     if (failures > 0) throw CliError{fmt::format("{} request(s) failed", failures)};
     return;
   }
-  Workload w = BuildWorkload(f.workload);
-  ThrowIfError(FinalizeWorkload(catalog, &w));
-  ApplyCalibrationFlags(catalog, f.calibration, &w);
-  ParseChoices(f, f.pricing_given, w.kind);
-  ApplyTaskFlags(catalog, f.task, f.pricing_given, &f.options);
+  // The flat form (a JSON Lines line's): errors name fields as the flags do, without a prefix.
+  nlohmann::json request = MergeOptions(WorkloadJson(f.workload), options);
+  nlohmann::json calibration = CalibrationJson(f.calibration);
+  if (!calibration.empty()) request["calibration"] = calibration;
+  RecommendRequest decoded;
+  ThrowIfError(WithFlagNames(DecodeRecommendRequest(catalog, request, &decoded)));
+  const Workload& w = decoded.workload;
+  RecommendOptions& o = decoded.options;
+  // --task (a SkyPilot task file) narrows the choice; its use_spot sets the pricing unless the
+  // user chose it.
+  ApplyTaskFlags(catalog, f.task, options.contains("pricing") || options.contains("spot"), &o);
   Recommendation r;
-  ThrowIfError(Recommend(catalog, w, f.options, &r));
-  if (f.hooks.consume) return f.hooks.consume(catalog, w, f.options, r);
-  if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, f.options.currency));
+  ThrowIfError(Recommend(catalog, w, o, &r));
+  if (f.hooks.consume) return f.hooks.consume(catalog, w, o, r);
+  if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, o.currency));
   if (!f.why_not.empty()) {
     std::vector<std::string> lines = ExplainInstance(r, f.why_not);
     if (lines.empty()) {
@@ -193,10 +191,10 @@ void Run(const GlobalOptions& global, RecommendFlags& f) {
     return;
   }
   if (f.format.json) {
-    PrintJson(RecommendationToJson(w, f.options, r, f.top));
+    PrintJson(RecommendationToJson(w, o, r, o.top));
     return;
   }
-  PrintText(w, f, r);
+  PrintText(w, o, r, f.format, f.explain);
 }
 
 }  // namespace
@@ -216,49 +214,13 @@ CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
   AddWorkloadFlags(c, &f->workload);
   AddTaskFlag(c, &f->task);
   AddCalibrationFlags(c, &f->calibration);
-  RecommendOptions& o = f->options;
-  auto filter = [c](CLI::Option* option) { return option->group(kGroupFilters); };
-  auto pricing = [c](CLI::Option* option) { return option->group(kGroupPricing); };
-  auto output = [c](CLI::Option* option) { return option->group(kGroupOutput); };
-  filter(c->add_option("--provider", o.providers, "Providers to consider")->delimiter(','));
-  filter(c->add_option("--region", o.regions, "Regions to consider")->delimiter(','));
-  filter(c->add_option("--gpu", o.gpus, "Only these GPU models; A100:8 also fixes GPUs per node")
-             ->delimiter(','));
-  filter(c->add_option("--exclude-gpu", o.exclude_gpus, "Leave out these GPU models")
-             ->delimiter(','));
-  filter(c->add_option("--instance", o.instances, "Only these instance types")->delimiter(','));
-  filter(c->add_option("--total-gpus-min", o.min_gpus, "Fewest GPUs per candidate, all nodes together"));
-  filter(c->add_option("--total-gpus-max", o.max_gpus, "Most GPUs per candidate, all nodes together"));
-  filter(c->add_flag("--no-cpu", f->no_cpu, "Leave out CPU-only instances"));
-  filter(c->add_option("--nodes-max", o.max_nodes, "Nodes per candidate, up to (training, rendering)")
-             ->capture_default_str());
-  pricing(c->add_option("--deadline-hours", o.deadline_hours, "The job must finish within this"));
-  pricing(c->add_option("--budget", o.budget,
-                        "Most the job may cost, in --currency (serving: a month)"));
-  pricing(c->add_option("--pricing", f->pricing,
-                        "Pricing modes: ondemand, spot, reserved-1y, reserved-3y")
-              ->delimiter(',')
-              ->capture_default_str());
-  pricing(c->add_option("--currency", o.currency, "Currency of prices and budget")
-              ->capture_default_str());
-  pricing(c->add_option("--objective", f->objective, "cheapest, fastest or balanced")
-              ->capture_default_str());
-  pricing(c->add_option("--serving-hours", o.serving_hours,
-                        "Hours of serving priced (default a month)")
-              ->capture_default_str());
-  pricing(c->add_option("--hours", o.fixed_hours,
-                        "Price this many hours of use instead of the job's estimated duration"));
-  pricing(c->add_flag("--scale-to-zero", o.allow_scale_to_zero, "Serving may scale to zero replicas"));
-  output(c->add_flag("--all-regions", o.all_regions, "List every region, not only each type's best"));
-  output(c->add_option("--top", f->top, "Show the first N")->capture_default_str());
-  output(c->add_option("--why-not", f->why_not, "Explain where an instance type went"));
-  output(c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG"));
-  output(c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)"));
+  AddRecommendOptionFlags(c, &f->options);
+  c->add_flag("--explain", f->explain, "Show every line of #1's bill with its quantities and source");
+  c->add_option("--why-not", f->why_not, "Explain where an instance type went");
+  c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG");
+  c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)");
   AddFormatFlags(c, &f->format);
-  c->callback([global, f, c]() {
-    f->pricing_given = c->count("--pricing") > 0;
-    Run(*global, *f);
-  });
+  c->callback([global, f]() { Run(*global, *f); });
   return c;
 }
 

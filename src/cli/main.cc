@@ -27,6 +27,7 @@ int Run(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
 
   AddRecommendCommand(&app, &global);
+  AddCompareCommand(&app, &global);
   AddExplainCommand(&app, &global);
   AddGpusCommand(&app, &global);
   AddInstancesCommand(&app, &global);

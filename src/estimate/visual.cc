@@ -1,10 +1,13 @@
 // Rendering, real-time streaming and CAD visualisation: GPU render throughput from Blender Open
-// Data scores, stream counts from NVENC capacity, and memory from the scene.
+// Data scores; sessions per instance from what each session needs (vCPUs, host RAM, GPU memory,
+// NVENC capacity, data/sessions.csv), the binding one named; memory from the scene.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "catalog/reference_tables.h"
+#include "cloudfit/table.h"
 #include "estimate/estimate_internal.h"
 #include "util/strings.h"
 
@@ -45,6 +48,52 @@ double StreamsPerEngine(const Catalog& catalog, const Accelerator& gpu, const Wo
   }
   return -1;  // unknown for this architecture
 }
+
+// What one session needs: the profile of data/sessions.csv, with the workload's own figures
+// over it.
+struct SessionNeeds {
+  double vcpus = 0;
+  double ram_gib = 0;
+  double gpu_memory_gib = 0;
+  std::string source;
+};
+
+Status FindSessionNeeds(const Catalog& catalog, const Workload& w, SessionNeeds* out) {
+  std::string kind = w.kind == WorkloadKind::kCad ? "cad" : "realtime";
+  CsvTable table;
+  Status s = ReadReferenceTable(catalog, "sessions.csv", &table);
+  if (s.ok()) s = table.RequireColumns({"kind", "profile", "vcpus", "ram_gib", "gpu_memory_gib"});
+  if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+  std::vector<std::string> profiles;
+  bool found = false;
+  for (const CsvRow& row : s.ok() ? table.rows : std::vector<CsvRow>()) {
+    CsvRowReader r(table, row);
+    if (std::string(r.Text("kind")) != kind) continue;
+    std::string profile(r.Text("profile"));
+    profiles.push_back(profile);
+    if (profile != w.session_profile) continue;
+    out->vcpus = r.Number("vcpus", 0.1, 1024);
+    out->ram_gib = r.Number("ram_gib", 0.1, 4096);
+    out->gpu_memory_gib = r.Number("gpu_memory_gib", 0.1, 1024);
+    out->source = fmt::format("session profile {} {} ({})", kind, profile, r.Text("source"));
+    if (!r.status().ok()) return r.status();
+    found = true;
+  }
+  if (!found && !w.session_profile.empty() && !profiles.empty()) {
+    return Status::InvalidArgument(fmt::format("session_profile: '{}' is not a {} profile; one of {}",
+                                               w.session_profile, kind, Join(profiles, ", ")));
+  }
+  if (w.vcpus_per_session > 0) out->vcpus = w.vcpus_per_session;
+  if (w.ram_gib_per_session > 0) out->ram_gib = w.ram_gib_per_session;
+  if (w.gpu_memory_gib_per_session > 0) out->gpu_memory_gib = w.gpu_memory_gib_per_session;
+  out->gpu_memory_gib = std::max(out->gpu_memory_gib, w.scene_memory_gib);
+  if (out->source.empty()) out->source = "the workload's per-session figures";
+  return Status::OK();
+}
+
+// Host RAM the operating system and the streaming agent keep on every instance (an assumption:
+// a Windows guest idles at about 2 GiB).
+constexpr double kHostReserveGib = 2;
 
 }  // namespace
 
@@ -127,31 +176,77 @@ Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware&
     }
     double render = 1e9;
     if (r.seconds_per_frame > 0) render = 1.0 / (r.seconds_per_frame * w.fps);
-    double memory_bound = w.scene_memory_gib > 0
-                              ? std::floor((hw.gpu_memory_bytes - kCudaRuntimeBytes) /
-                                           (w.scene_memory_gib * kGiB))
-                              : 1e9;
-    double streams = std::min({encode, render, memory_bound});
-    r.streams_per_gpu = static_cast<int>(std::floor(streams));
-    e->throughput = r.streams_per_gpu * gpus;
-    e->throughput_unit = "streams";
-    e->bottleneck = streams == encode ? "video encoder" : streams == render ? "GPU rendering"
-                                                                          : "GPU memory";
-    e->total_s = 3600;
-    if (r.streams_per_gpu * gpus < w.streams) {
-      e->notes.push_back(fmt::format("{} streams needed, this hardware carries {}", w.streams,
-                                     r.streams_per_gpu * gpus));
+    SessionNeeds needs;
+    Status found = FindSessionNeeds(catalog, w, &needs);
+    if (!found.ok()) return found;
+    // Each limit in sessions for the whole instance; the smallest binds.
+    struct Limit {
+      const char* name;
+      double sessions;
+    };
+    std::vector<Limit> limits = {{"video encoder", encode * gpus}, {"GPU rendering", render * gpus}};
+    if (needs.gpu_memory_gib > 0) {
+      // vGPU profiles divide the board's frame buffer exactly (a T4 holds two 8Q profiles);
+      // sessions sharing a GPU otherwise each keep a CUDA/graphics context.
+      double per_gpu = gpu.vgpu ? std::floor(gpu.memory_bytes / (needs.gpu_memory_gib * kGiB) + 1e-9)
+                                : std::floor((hw.gpu_memory_bytes - kCudaRuntimeBytes) /
+                                             (needs.gpu_memory_gib * kGiB));
+      limits.push_back({"GPU memory", std::max(0.0, per_gpu) * gpus});
+      AddTerm(e, "GPU memory per session", needs.gpu_memory_gib, "GiB", needs.source);
     }
-    if (w.kind == WorkloadKind::kCad || w.streams > gpus) {
-      // Sharing one GPU between sessions, and professional-driver certification for CAD
-      // applications, need NVIDIA's vGPU software (RTX Virtual Workstation).
-      if (!gpu.vgpu) {
-        e->notes.push_back(gpu.name + " is not on NVIDIA's vGPU list: one session per GPU and no "
-                                      "RTX Virtual Workstation (certified CAD) driver");
-      } else {
-        e->notes.push_back("sharing the GPU needs NVIDIA RTX Virtual Workstation (vWS) licences "
-                           "and the GRID driver");
-      }
+    // A CAD seat's certified driver on a shared GPU is a vGPU profile: without vGPU support a GPU
+    // serves one seat (pass-through).
+    if (w.kind == WorkloadKind::kCad && !gpu.vgpu) {
+      limits.push_back({"one seat per GPU without vGPU", static_cast<double>(gpus)});
+    }
+    if (hw.vcpus_per_node > 0 && needs.vcpus > 0) {
+      limits.push_back({"vCPUs", std::floor(hw.vcpus_per_node / needs.vcpus)});
+      AddTerm(e, "vCPUs per session", needs.vcpus, "vCPUs", needs.source);
+    }
+    if (hw.host_memory_bytes_per_node > 0 && needs.ram_gib > 0) {
+      double usable = hw.host_memory_bytes_per_node / kGiB - kHostReserveGib;
+      limits.push_back({"host RAM", std::max(0.0, std::floor(usable / needs.ram_gib))});
+      AddTerm(e, "host RAM per session", needs.ram_gib, "GiB",
+              needs.source + "; 2 GiB kept for the OS (assumption)");
+    }
+    const Limit* binding = &limits.front();
+    for (const Limit& l : limits) {
+      if (l.sessions < binding->sessions) binding = &l;
+    }
+    double sessions = std::max(0.0, std::floor(binding->sessions));
+    r.streams_per_gpu = static_cast<int>(std::floor(sessions / std::max(1, gpus)));
+    e->throughput = sessions;
+    e->throughput_unit = "streams";
+    e->bottleneck = binding->name;
+    e->memory.activations_bytes = needs.gpu_memory_gib * kGiB;
+    e->fits = e->memory.fits();
+    e->total_s = 3600;
+    std::vector<std::string> parts;
+    for (const Limit& l : limits) {
+      if (l.sessions < 1e8) parts.push_back(fmt::format("{} {}", l.name, FormatNumber(l.sessions, 0)));
+    }
+    AddTerm(e, "sessions per instance", sessions, "sessions",
+            "smallest of: " + Join(parts, ", "));
+    if (sessions < w.streams) {
+      e->notes.push_back(fmt::format("{} sessions needed, one {} carries {} (bound by {})",
+                                     w.streams, hw.name, FormatNumber(sessions, 0),
+                                     binding->name));
+    }
+    if (sessions < 1) {
+      e->notes.insert(e->notes.begin(),
+                      fmt::format("carries no session: {} binds ({})", binding->name,
+                                  Join(parts, ", ")));
+    }
+    if (w.kind == WorkloadKind::kCad) {
+      e->notes.push_back(gpu.vgpu ? "CAD seats run NVIDIA's RTX Virtual Workstation driver on vGPU "
+                                    "profiles: its licence is a line of the bill"
+                                  : gpu.name + " is not on NVIDIA's vGPU list: one seat per GPU "
+                                               "(pass-through) and no certified RTX vWS driver");
+    } else if (r.streams_per_gpu > 1) {
+      e->notes.push_back(fmt::format(
+          "{} sessions share each GPU: a multi-session engine (containers, Pixel Streaming) or "
+          "NVIDIA vGPU profiles",
+          r.streams_per_gpu));
     }
   }
   e->render = r;

@@ -1,5 +1,7 @@
 // The candidate stage: which instance types and node counts can run the workload at all. Filters
 // say why without estimating; the rest are estimated once per (type, node count) and priced.
+#include <cfloat>
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -15,6 +18,7 @@ namespace {
 Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
                   const char* flag) {
   for (const std::string& w : wanted) {
+    if (Status named = CheckName(fmt::format("--{}", flag), w); !named.ok()) return named;
     bool found = false;
     for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
     if (found) continue;
@@ -30,16 +34,49 @@ bool NeedsGpu(const Workload& w) {
          w.kind == WorkloadKind::kCad;
 }
 
-std::vector<int> NodeCounts(const Workload& w, const RecommendOptions& o) {
+// Share of each step a multi-node job spends in exposed all-reduce above which a cluster without
+// RDMA is rejected: past it, more than half the rented GPU time waits on TCP.
+constexpr double kMaxTcpCommunicationShare = 0.5;
+
+// Why a multi-node training candidate cannot run on this instance's fabric, or "" when it can.
+// Collectives across nodes need RDMA (EFA, InfiniBand, RoCE) or GCP's GPUDirect-TCPX to run near
+// the link rate; over plain Ethernet the estimate prices the network it has, and a cluster whose
+// all-reduce would dominate the step is rejected with that reason.
+std::string MultiNodeFabricProblem(const RecommendContext& ctx, const InstanceType& t, int nodes,
+                                   const Estimate& e) {
+  if (nodes < 2 || !ctx.workload.is_training() || !t.has_gpu() || HasRdma(t.interconnect)) {
+    return "";
+  }
+  std::string fabric = t.interconnect == Interconnect::kEthernet
+                           ? fmt::format("Ethernet, {} Gbit/s", FormatNumber(t.network_bits_per_s / 1e9, 0))
+                           : "interconnect not published, taken as TCP over Ethernet";
+  if (ctx.options.require_rdma) {
+    return fmt::format("multi-node needs RDMA (--require-rdma): {} has none ({})", t.name, fabric);
+  }
+  double share = e.time.step_s > 0 ? e.time.communication_s / e.time.step_s : 0;
+  if (share > kMaxTcpCommunicationShare) {
+    return fmt::format("multi-node without RDMA ({}): all-reduce takes {:.0f}% of each step; use "
+                       "an EFA, InfiniBand or RoCE type or fewer nodes",
+                       fabric, 100 * share);
+  }
+  return "";
+}
+
+std::vector<int> NodeCounts(const RecommendContext& ctx) {
+  const Workload& w = ctx.workload;
+  const RecommendOptions& o = ctx.options;
   bool scales_out = w.is_training() || w.kind == WorkloadKind::kRender ||
                     w.kind == WorkloadKind::kPreprocess;
+  if (ctx.only_nodes > 0) return {scales_out ? ctx.only_nodes : 1};
   std::vector<int> counts = {1};
   if (!scales_out) return counts;
   for (int n = 2; n <= o.max_nodes; n *= 2) counts.push_back(n);
   return counts;
 }
 
-void Consider(RecommendContext* ctx, const InstanceType& t, Recommendation* out) {
+}  // namespace
+
+void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendation* out) {
   const Workload& w = ctx->workload;
   const RecommendOptions& o = ctx->options;
   // Filters first: they say why without estimating.
@@ -61,7 +98,7 @@ void Consider(RecommendContext* ctx, const InstanceType& t, Recommendation* out)
   if (!t.has_gpu() && (NeedsGpu(w) || !o.include_cpu)) {
     return AddRejection(out, t, nullptr, 1, NeedsGpu(w) ? "needs a GPU" : "CPU instances excluded");
   }
-  for (int nodes : NodeCounts(w, o)) {
+  for (int nodes : NodeCounts(*ctx)) {
     double gpus = t.gpu_count * nodes;
     if ((o.min_gpus && gpus < *o.min_gpus) || (o.max_gpus && gpus > *o.max_gpus)) {
       AddRejection(out, t, nullptr, nodes,
@@ -83,6 +120,10 @@ void Consider(RecommendContext* ctx, const InstanceType& t, Recommendation* out)
                                estimate->memory.total_bytes() / kGiB,
                                estimate->memory.capacity_bytes / kGiB),
                    estimate);
+      continue;
+    }
+    if (std::string why = MultiNodeFabricProblem(*ctx, t, nodes, *estimate); !why.empty()) {
+      AddRejection(out, t, nullptr, nodes, why, estimate);
       continue;
     }
     if (estimate->serving && !estimate->serving->meets_targets) {
@@ -113,7 +154,10 @@ void Consider(RecommendContext* ctx, const InstanceType& t, Recommendation* out)
   }
 }
 
-}  // namespace
+bool HasRdma(Interconnect i) {
+  return i == Interconnect::kEfa || i == Interconnect::kInfiniband || i == Interconnect::kRoce ||
+         i == Interconnect::kGpuDirectTcpx;
+}
 
 void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice* region, int nodes,
                   std::string reason, std::shared_ptr<const Estimate> estimate) {
@@ -132,10 +176,31 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   if (!catalog.FindCurrency(o.currency)) {
     return Status::InvalidArgument("--currency: '" + o.currency + "' has no rate");
   }
+  // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
+  const std::pair<const char*, std::optional<double>> numbers[] = {
+      {"--deadline-hours", o.deadline_hours}, {"--budget", o.budget},
+      {"--min-gpus", o.min_gpus},             {"--max-gpus", o.max_gpus},
+      {"--hours", o.fixed_hours},             {"--serving-hours", o.serving_hours}};
+  for (const auto& [flag, value] : numbers) {
+    if (!value) continue;
+    Status finite = CheckNumber(flag, *value, -DBL_MAX, DBL_MAX);
+    if (!finite.ok()) return finite;
+  }
   if (o.deadline_hours && *o.deadline_hours <= 0) {
     return Status::InvalidArgument("--deadline-hours: must be above 0");
   }
+  // A month of serving is 730 hours; up to a century may be priced, and not less than a minute.
+  if (o.serving_hours < 1.0 / 60 || o.serving_hours > 876000) {
+    return Status::InvalidArgument(fmt::format(
+        "--serving-hours: {} is not allowed; hours of serving in [0.0167, 876000]", o.serving_hours));
+  }
   if (o.budget && *o.budget <= 0) return Status::InvalidArgument("--budget: must be above 0");
+  for (const auto& [flag, value] : {std::pair("--min-gpus", o.min_gpus), std::pair("--max-gpus", o.max_gpus)}) {
+    if (value && (*value < 0 || *value > kMaxTotalDevices)) {
+      return Status::InvalidArgument(fmt::format("{}: {} is not allowed; a number of GPUs in [0, {}]",
+                                                 flag, *value, kMaxTotalDevices));
+    }
+  }
   if (o.min_gpus && o.max_gpus && *o.min_gpus > *o.max_gpus) {
     return Status::InvalidArgument("--total-gpus-min: above --total-gpus-max");
   }
@@ -146,6 +211,14 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
     return Status::InvalidArgument("--nodes-max: must be in [1, 1024]");
   }
   if (o.pricing.empty()) return Status::InvalidArgument("--pricing: give at least one mode");
+  for (const std::string& line : o.excluded_costs) {
+    const std::vector<std::string>& known = OptionalCostLines();
+    if (std::find(known.begin(), known.end(), line) == known.end()) {
+      return Status::InvalidArgument(fmt::format("--exclude-cost: '{}' is not one of {}", line,
+                                                 Join(known, ", ")));
+    }
+  }
+
   std::set<std::string> providers, regions;
   for (const InstanceType& t : catalog.instances()) {
     providers.insert(t.provider);
@@ -173,11 +246,17 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
       s = Status::InvalidArgument("--instance: " + s.message());
     }
   }
+  if (s.ok() && ctx->workload.amount_assumed && !o.fixed_hours) {
+    s = Status::InvalidArgument(
+        "tokens, samples, epochs (with dataset_samples or tokens) or steps: a recommendation "
+        "ranks whole jobs, so it needs the job's size; give one of them, or --hours to price a "
+        "fixed number of hours");
+  }
   return s;
 }
 
 void EnumerateCandidates(RecommendContext* ctx, Recommendation* out) {
-  for (const InstanceType& t : ctx->catalog.instances()) Consider(ctx, t, out);
+  for (const InstanceType& t : ctx->catalog.instances()) ConsiderInstance(ctx, t, out);
 }
 
 }  // namespace cloudfit

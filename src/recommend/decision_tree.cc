@@ -52,6 +52,15 @@ std::vector<DecisionStep> WalkDecisionTree(const Catalog& catalog, const Workloa
                                  w.data_gb, w.per_core_mb_s, hours16, hours16 / 4)});
     return steps;
   }
+  if (w.kind == WorkloadKind::kClassicMl) {
+    double gb = w.rows * w.features * 4 / 1e9;
+    steps.push_back({"CPU or GPU?", gb < 10 ? "a CPU instance" : "a CPU instance, or one GPU for gradient boosting",
+                     fmt::format("{:.1f} GB of features: tabular models train in passes over "
+                                 "RAM; a GPU (XGBoost gpu_hist) pays off only when tens of "
+                                 "millions of rows keep it busy longer than its start-up",
+                                 gb)});
+    return steps;
+  }
   if (visual) {
     Estimate l4, a10;
     bool ok = EstimateOn(catalog, w, "L4", 1, &l4) && EstimateOn(catalog, w, "A10", 1, &a10);

@@ -1,14 +1,16 @@
-// The pricing stage: an estimate priced in every region and pricing mode the options allow, with
-// the expected cost of spot interruptions, commitments paid for their whole term, GCP's
-// sustained-use discount, cost per unit of work, and the deadline and budget constraints.
+// The pricing stage: an estimate priced in every region and pricing mode the options allow. The
+// run's hours carry the expected cost of interruptions (spot capacity reclaimed, GPU failures)
+// and each node's start-up; the bill is a list of lines (compute, egress, storage, start-up,
+// minimum billing, licences), commitments are paid for their whole term, GCP's sustained-use
+// discount applies, and the deadline and budget constraints are checked on the totals.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "cloudfit/table.h"
+#include "recommend/job_risk.h"
 #include "recommend/recommender.h"
-#include "recommend/spot_risk.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -48,6 +50,9 @@ WorkUnits UnitsOf(const Workload& w, const Estimate& e) {
   } else if (e.throughput_unit == "streams") {
     u.unit = "stream-hour";
     u.per_hour = std::min<double>(w.streams, e.throughput);
+  } else if (e.throughput_unit == "rows/s") {
+    u.unit = "1M rows";
+    u.per_hour = per_s * 3600 / 1e6;
   } else {
     u.unit = "1k samples";
     u.per_hour = per_s * 3600 / 1000;
@@ -81,43 +86,96 @@ double CheckpointBytes(const Workload& w, const Estimate& e) {
   return (e.memory.weights_bytes + e.memory.optimizer_bytes) * std::max(1.0, shards);
 }
 
-void PriceSpot(const RecommendContext& ctx, const InstanceType& t, const Estimate& est, int nodes,
-               double hours, double fleet, Candidate* c, double* cost) {
+bool Excluded(const RecommendOptions& o, const std::string& line) {
+  return std::find(o.excluded_costs.begin(), o.excluded_costs.end(), line) !=
+         o.excluded_costs.end();
+}
+
+// The risk of a job run: spot interruptions (spot mode) and GPU failures (every mode). Nodes of
+// a synchronous job (training) stop together; independent ones (frames, files) do not.
+JobRisk RiskOf(const RecommendContext& ctx, const InstanceType& t, const Estimate& est,
+               PricingMode mode, int nodes, double job_hours, double startup_hours) {
   const Workload& w = ctx.workload;
-  double lost_unit = est.render ? est.render->seconds_per_frame / 3600 : 0;
-  double bytes_per_s = w.storage_gb_s ? *w.storage_gb_s * 1e9 : kDefaultCheckpointBytesPerS;
-  (void)nodes;
-  SpotRisk risk = ExpectedSpotRisk(ctx.catalog.FindSpotProfile(t.provider),
-                                   CheckpointBytes(w, est), bytes_per_s, hours, lost_unit);
-  c->spot = risk;
-  if (ctx.priced_per_period()) {
-    c->warnings.push_back(fmt::format(
-        "spot capacity is reclaimed about every {:.0f} h: keep an on-demand floor of "
-        "replicas for the latency target",
-        risk.mtbf_hours));
+  bool synchronous = w.is_training();
+  double stopping_nodes = synchronous ? nodes : 1;
+  RiskInput in;
+  in.job_hours = job_hours;
+  in.state_bytes = CheckpointBytes(w, est);
+  double rate = w.storage_gb_s ? *w.storage_gb_s * 1e9 : kDefaultCheckpointBytesPerS * nodes;
+  in.write_bytes_per_s = in.read_bytes_per_s = rate;
+  in.lost_unit_hours = est.render ? est.render->seconds_per_frame / 3600 : 0;
+  in.relaunch_hours = startup_hours;
+  SpotHazard spot;
+  if (mode == PricingMode::kSpot) {
+    spot = SpotHazardFor(ctx.catalog, ctx.costs, t);
+    const SpotProfile* profile = ctx.catalog.FindSpotProfile(t.provider);
+    double wait = profile && profile->restart_minutes ? *profile->restart_minutes
+                                                      : kAssumedCapacityWaitMinutes;
+    in.relaunch_hours += wait / 60;
+    // A monthly probability p of an interruption is a constant hazard -ln(1 - p) / 730 per hour.
+    double p = std::clamp(spot.interruptions_per_month, 0.0, 0.999999);
+    in.hazard_per_hour += stopping_nodes * -std::log1p(-p) / 730;
+  }
+  double gpus = t.gpu_count * stopping_nodes;
+  if (gpus > 0) in.hazard_per_hour += gpus / kGpuHoursPerFailure;
+  JobRisk r = ExpectedJobRisk(in);
+  r.nodes = nodes;
+  r.synchronous = synchronous;
+  r.spot_interruptions_per_month = spot.interruptions_per_month;
+  r.rate_basis = spot.basis;
+  r.assumed_rate = spot.assumed;
+  r.hardware_mtbf_hours = gpus > 0 ? kGpuHoursPerFailure / gpus : 0;
+  return r;
+}
+
+// "12", "3.4", "0.012": whole percent from 10, two significant digits below.
+std::string Percent(double fraction) {
+  double p = 100 * fraction;
+  return p >= 10 ? fmt::format("{:.0f}", p) : fmt::format("{:.2g}", p);
+}
+
+// Reasons go to the candidate; warnings to `warnings`, appended after the candidate's own.
+void ExplainRisk(const JobRisk& r, PricingMode mode, double job_hours, Candidate* c,
+                 std::vector<std::string>* warnings) {
+  std::string sources = mode == PricingMode::kSpot
+                            ? fmt::format("spot {}{}", r.rate_basis,
+                                          r.synchronous && r.nodes > 1
+                                              ? fmt::format(" x {} nodes", r.nodes)
+                                              : "")
+                            : "";
+  if (r.hardware_mtbf_hours > 0) {
+    if (!sources.empty()) sources += "; ";
+    sources += fmt::format("GPU failures 1 per {} GPU-hours (Llama 3)",
+                           FormatNumber(kGpuHoursPerFailure, 0));
+  }
+  if (r.mtbf_hours <= 0 || (mode != PricingMode::kSpot && r.overhead_fraction < 0.001 &&
+                            r.checkpoint_interval_hours == 0)) {
     return;
   }
-  c->hours = hours * (1 + risk.overhead_fraction);
-  *cost = fleet * c->hours;
-  std::string rate = risk.assumed_rate ? " (assumed: the provider publishes no rate)" : "";
-  if (risk.checkpoint_interval_hours > 0) {
-    c->reasons.push_back(fmt::format(
-        "spot: +{:.1f}% expected time (MTBF {:.0f} h{}; checkpoint {:.0f} s every {:.1f} h "
-        "by Young/Daly; restart {:.0f} min)",
-        100 * risk.overhead_fraction, risk.mtbf_hours, rate, risk.checkpoint_seconds,
-        risk.checkpoint_interval_hours, risk.restart_hours * 60));
-  } else if (risk.checkpoint_seconds > 0) {
-    c->reasons.push_back(fmt::format(
-        "spot: +{:.1f}% expected time (MTBF {:.0f} h{}; a {:.0f} s checkpoint costs more "
-        "than it saves on a {:.1f} h job, so an interruption restarts it; restart {:.0f} "
-        "min)",
-        100 * risk.overhead_fraction, risk.mtbf_hours, rate, risk.checkpoint_seconds, hours,
-        risk.restart_hours * 60));
+  std::string label = mode == PricingMode::kSpot ? "spot" : "interruptions";
+  std::string plan;
+  if (r.checkpoint_interval_hours > 0) {
+    plan = fmt::format("checkpoint {:.0f} s every {:.1f} h by Young/Daly", r.checkpoint_seconds,
+                       r.checkpoint_interval_hours);
+  } else if (r.checkpoint_seconds > 0) {
+    plan = fmt::format("a {:.0f} s checkpoint costs more than it saves on a {:.1f} h run, so an "
+                       "interruption restarts it",
+                       r.checkpoint_seconds, job_hours);
   } else {
-    c->reasons.push_back(fmt::format(
-        "spot: +{:.2f}% expected time (MTBF {:.0f} h{}; an interruption loses the work in "
-        "flight and a {:.0f} min restart)",
-        100 * risk.overhead_fraction, risk.mtbf_hours, rate, risk.restart_hours * 60));
+    plan = "an interruption loses the work in flight";
+  }
+  c->reasons.push_back(fmt::format(
+      "{}: +{}% expected time; {}% chance of at least one interruption (MTBF {} h: {}); "
+      "{}; restart {:.0f} min",
+      label, Percent(r.overhead_fraction), Percent(r.probability_interrupted),
+      FormatNumber(r.mtbf_hours, 0), sources, plan, r.restart_hours * 60));
+  if (mode == PricingMode::kSpot && r.synchronous && r.nodes > 1) {
+    warnings->push_back(fmt::format(
+        "spot on {} nodes: reclaiming any one stops all of them ({:.1f} interruptions expected)",
+        r.nodes, r.expected_interruptions));
+  }
+  if (r.assumed_rate && mode == PricingMode::kSpot) {
+    warnings->push_back("spot interruption rate assumed: " + r.rate_basis);
   }
 }
 
@@ -141,8 +199,13 @@ void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMod
   }
 }
 
+// Concurrent sessions a streaming candidate carries (real time and CAD).
+double Sessions(const Workload& w) {
+  return w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad ? w.streams : 0;
+}
+
 Candidate Price(const RecommendContext& ctx, const InstanceType& t, const RegionPrice& r,
-                PricingMode mode, int nodes, int replicas, double hours,
+                PricingMode mode, int nodes, int replicas, double base_hours,
                 const std::shared_ptr<const Estimate>& e) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
@@ -158,39 +221,108 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   ctx.catalog.Convert(*r.price(mode), r.currency, o.currency, &unit_price).ok();
   double fleet = unit_price * nodes * replicas;
   c.price_per_hour = fleet;
-  c.hours = hours;
   const std::string& cur = o.currency;
-  double cost = fleet * hours;
-  if (mode == PricingMode::kOnDemand) {
-    double factor = SustainedUseFactor(t, hours);
-    if (factor < 1) {
-      cost *= factor;
-      c.reasons.push_back(fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
-                                      100 * (1 - factor), std::min(hours, 730.0)));
-    }
-  } else if (mode == PricingMode::kSpot) {
-    PriceSpot(ctx, t, est, nodes, hours, fleet, &c, &cost);
-  } else {
-    PriceReserved(ctx, r, mode, unit_price, hours, fleet, &c, &cost);
+  StartupTime startup = EstimateStartup(w, t);
+  if (Excluded(o, "startup")) startup = StartupTime();
+  double startup_hours = startup.total_s() / 3600;
+  // Interruptions stretch a job; a service or a fixed number of hours is priced as asked.
+  double compute_hours = base_hours;
+  double expected_starts = 1;
+  std::vector<std::string> later_warnings;
+  if (!ctx.priced_per_period() && !o.fixed_hours) {
+    JobRisk risk = RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours);
+    compute_hours = base_hours * (1 + risk.overhead_fraction);
+    expected_starts += risk.expected_interruptions;
+    ExplainRisk(risk, mode, base_hours, &c, &later_warnings);
+    c.risk = risk;
+    if (mode == PricingMode::kSpot) c.spot = risk;
+  } else if (mode == PricingMode::kSpot && ctx.priced_per_period()) {
+    SpotHazard h = SpotHazardFor(ctx.catalog, ctx.costs, t);
+    later_warnings.push_back(fmt::format(
+        "spot capacity is reclaimed (about {}%/month per instance, {}): keep an on-demand floor "
+        "of replicas for the latency target",
+        FormatNumber(100 * h.interruptions_per_month, 0), h.basis));
   }
-  c.total_cost = cost;
+  // A service runs for its period; start-up is billed (its own line) within it.
+  c.hours = ctx.priced_per_period() ? compute_hours : compute_hours + startup_hours;
+  double compute = fleet * compute_hours;
+  std::string compute_detail = fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) +
+                                               " node(s)",
+                                           FormatNumber(compute_hours, 2), Money(unit_price, cur));
+  if (mode == PricingMode::kOnDemand) {
+    double factor = SustainedUseFactor(t, compute_hours);
+    if (factor < 1) {
+      compute *= factor;
+      compute_detail += fmt::format(", GCP sustained-use discount {:.0f}%", 100 * (1 - factor));
+      c.reasons.push_back(fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
+                                      100 * (1 - factor), std::min(compute_hours, 730.0)));
+    }
+  } else if (mode != PricingMode::kSpot) {
+    PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, &c, &compute);
+    compute_detail += ", whole term";
+  }
+  c.costs.push_back({"compute", compute, compute_detail,
+                     fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode),
+                                 r.source)});
+  JobBillInput bill;
+  bill.instance = &t;
+  bill.mode = mode;
+  bill.nodes = nodes;
+  bill.replicas = replicas;
+  bill.node_price_per_hour = unit_price;
+  bill.hours = compute_hours;
+  bill.starts = expected_starts;
+  bill.checkpoint_bytes = CheckpointBytes(w, est);
+  bill.sessions = Sessions(w);
+  bill.startup = startup;
+  bill.currency = cur;
+  for (CostLine& line : JobCostLines(ctx.catalog, ctx.costs, w, bill, o.excluded_costs)) {
+    c.costs.push_back(std::move(line));
+  }
+  double total = 0;
+  for (const CostLine& line : c.costs) {
+    if (line.amount) {
+      total += *line.amount;
+      if (line.detail.find(": assumed, ") != std::string::npos) {
+        c.warnings.push_back(line.name + " priced at the highest known rate: " +
+                             line.detail.substr(line.detail.find(": assumed, ") + 11));
+      }
+    } else {
+      c.warnings.push_back(fmt::format("{} not in the total: {}", line.name, line.detail));
+    }
+  }
+  c.total_cost = total;
+  double extras = total - compute;
+  if (compute > 0 && extras > 0.25 * compute) {
+    c.reasons.push_back(fmt::format("beyond compute the bill adds {} ({:.0f}% of compute)",
+                                    Money(extras, cur), 100 * extras / compute));
+  }
   WorkUnits u = UnitsOf(w, est);
   c.unit = u.unit;
   if (u.per_hour > 0) {
     // The estimate's throughput is already that of all the nodes; interruptions stretch the
     // hours, not the work.
-    double units = u.per_hour * hours;
-    if (units > 0) c.cost_per_unit = cost / units;
+    double units = u.per_hour * base_hours;
+    if (units > 0) c.cost_per_unit = total / units;
   }
   PlanServing(ctx, est, &c);
   // Constraints.
-  if (o.deadline_hours && c.hours > *o.deadline_hours && w.kind != WorkloadKind::kServing) {
+  if (std::string missing = MissingLicence(ctx.costs, w, t); !missing.empty()) {
+    c.rejection = missing;
+  } else if (mode == PricingMode::kSpot && w.is_training() && nodes > o.max_spot_nodes) {
+    c.rejection = fmt::format(
+        "spot for a tightly coupled job on {} nodes: every reclaim stops all of them and {} spot "
+        "nodes at once are not guaranteed (AWS advises against spot for tightly coupled "
+        "workloads; --max-spot-nodes {})",
+        nodes, nodes, o.max_spot_nodes);
+  } else if (o.deadline_hours && c.hours > *o.deadline_hours && !ctx.priced_per_period()) {
     c.rejection = fmt::format("misses the deadline: {:.1f} h > {:.1f} h", c.hours,
                               *o.deadline_hours);
-  } else if (o.budget && cost > *o.budget) {
-    c.rejection = fmt::format("over budget: {} > {}", Money(cost, cur), Money(*o.budget, cur));
+  } else if (o.budget && total > *o.budget) {
+    c.rejection = fmt::format("over budget: {} > {}", Money(total, cur), Money(*o.budget, cur));
   }
   ExplainCandidate(ctx, t, r, est, &c);
+  c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
   return c;
 }
 

@@ -14,12 +14,11 @@
 
 namespace cloudfit {
 
-bool RecommendContext::priced_per_period() const {
-  return workload.kind == WorkloadKind::kServing || workload.kind == WorkloadKind::kRealtimeRender ||
-         workload.kind == WorkloadKind::kCad;
-}
+bool RecommendContext::priced_per_period() const { return workload.is_service(); }
 
 std::string Money(double amount, const std::string& currency) {
+  // Small amounts keep two significant digits, so a few cents never print as 0.
+  if (amount > 0 && amount < 0.1) return fmt::format("{:.2g} {}", amount, currency);
   return fmt::format("{} {}", FormatNumber(amount, amount < 10 ? 2 : 0), currency);
 }
 
@@ -55,6 +54,7 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   *out = Recommendation();
   RecommendContext ctx(catalog, workload, options);
   Status s = ValidateRecommendOptions(&ctx);
+  if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
   if (!s.ok()) return s;
   ctx.today_days = TodayDays();
   EnumerateCandidates(&ctx, out);
@@ -65,6 +65,21 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   for (const std::string& basis : workload.calibration.basis) {
     out->notes.insert(out->notes.begin(), "calibrated from " + basis);
   }
+  return Status::OK();
+}
+
+Status RecommendOn(const Catalog& catalog, const Workload& workload,
+                   const RecommendOptions& options, const InstanceType& instance, int nodes,
+                   Recommendation* out) {
+  *out = Recommendation();
+  RecommendContext ctx(catalog, workload, options);
+  ctx.only_nodes = std::max(1, nodes);
+  Status s = ValidateRecommendOptions(&ctx);
+  if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
+  if (!s.ok()) return s;
+  ctx.today_days = TodayDays();
+  ConsiderInstance(&ctx, instance, out);
+  RankCandidates(ctx, out);
   return Status::OK();
 }
 

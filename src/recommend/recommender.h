@@ -27,11 +27,13 @@ struct RecommendContext {
   const Catalog& catalog;
   const Workload& workload;
   const RecommendOptions& options;
+  CostData costs;  // egress, storage, licences, billing and spot rates (data/costs/)
   std::set<const Accelerator*> include_gpus;  // resolved --gpu
   std::set<const Accelerator*> exclude_gpus;  // resolved --exclude-gpu
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
   int today_days = 0;
+  int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
 
   // Serving and streaming are priced for a period of operation rather than a job.
   bool priced_per_period() const;
@@ -47,6 +49,14 @@ Status ValidateRecommendOptions(RecommendContext* ctx);
 // candidates.cc: every instance type and node count, rejected with a reason or estimated and
 // handed to PriceCandidates.
 void EnumerateCandidates(RecommendContext* ctx, Recommendation* out);
+
+// candidates.cc: whether collectives between nodes of this fabric bypass the TCP stack (EFA,
+// InfiniBand, RoCE, GPUDirect-TCPX).
+bool HasRdma(Interconnect interconnect);
+
+// candidates.cc: one instance type at every node count the context allows, rejected with a
+// reason or estimated and priced.
+void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendation* out);
 
 // candidates.cc: records a rejected candidate with its reason.
 void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice* region, int nodes,

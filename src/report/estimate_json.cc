@@ -12,6 +12,14 @@ nlohmann::json OptionalSeconds(const std::optional<double>& v) {
 
 }  // namespace
 
+nlohmann::json AssumptionsToJson(const Workload& w) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Assumption& a : w.assumptions) {
+    list.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  }
+  return list;
+}
+
 nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
   const MemoryBreakdown& m = e.memory;
   nlohmann::json memory = {{"weights_gib", m.weights_bytes / kGiB},
@@ -22,10 +30,12 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
                            {"comm_buffers_gib", m.comm_buffers_bytes / kGiB},
                            {"runtime_gib", m.runtime_bytes / kGiB},
                            {"total_gib", m.total_bytes() / kGiB},
-                           {"capacity_gib", m.capacity_bytes / kGiB}};
+                           {"capacity_gib", m.capacity_bytes / kGiB},
+                           {"host_gib", m.host_bytes / kGiB}};
   const TimeBreakdown& t = e.time;
   nlohmann::json time = {{"forward_s", t.forward_s},         {"backward_s", t.backward_s},
                          {"compute_s", t.compute_s},         {"memory_s", t.memory_s},
+                         {"launch_s", t.launch_s},
                          {"communication_s", t.communication_s}, {"bubble_s", t.bubble_s},
                          {"optimizer_s", t.optimizer_s},     {"input_s", t.input_s},
                          {"step_s", t.step_s}};
@@ -62,6 +72,7 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
       {"scaling_efficiency", e.scaling_efficiency},
       {"notes", e.notes},
       {"terms", terms}};
+  if (!w.assumptions.empty()) out["assumptions"] = AssumptionsToJson(w);
   if (w.calibration.active()) out["calibrated_from"] = w.calibration.basis;
   if (e.calibration_scale) {
     out["calibration_scale"] = {{"compute", e.calibration_scale->compute},

@@ -20,6 +20,22 @@ nlohmann::json Optional(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+nlohmann::json RiskToJson(const JobRisk& r) {
+  return {{"nodes", r.nodes},
+          {"synchronous", r.synchronous},
+          {"mtbf_hours", r.mtbf_hours},
+          {"spot_interruptions_per_month", r.spot_interruptions_per_month},
+          {"rate_basis", r.rate_basis},
+          {"hardware_mtbf_hours", r.hardware_mtbf_hours},
+          {"checkpoint_seconds", r.checkpoint_seconds},
+          {"checkpoint_interval_hours", r.checkpoint_interval_hours},
+          {"restart_hours", r.restart_hours},
+          {"overhead_fraction", r.overhead_fraction},
+          {"expected_interruptions", r.expected_interruptions},
+          {"probability_interrupted", r.probability_interrupted},
+          {"assumed_rate", r.assumed_rate}};
+}
+
 }  // namespace
 
 nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) {
@@ -54,14 +70,16 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
   nlohmann::json full = EstimateToJson(Workload(), e);
   j["memory"] = full["memory"];
   j["time"] = full["time"];
-  if (c.spot) {
-    j["spot"] = {{"mtbf_hours", c.spot->mtbf_hours},
-                 {"checkpoint_seconds", c.spot->checkpoint_seconds},
-                 {"checkpoint_interval_hours", c.spot->checkpoint_interval_hours},
-                 {"restart_hours", c.spot->restart_hours},
-                 {"overhead_fraction", c.spot->overhead_fraction},
-                 {"assumed_rate", c.spot->assumed_rate}};
+  if (c.spot) j["spot"] = RiskToJson(*c.spot);
+  if (c.risk) j["risk"] = RiskToJson(*c.risk);
+  nlohmann::json costs = nlohmann::json::array();
+  for (const CostLine& line : c.costs) {
+    costs.push_back({{"name", line.name},
+                     {"amount", Optional(line.amount)},
+                     {"detail", line.detail},
+                     {"source", line.source}});
   }
+  j["costs"] = costs;
   if (c.autoscaling) {
     j["autoscaling"] = {{"min_replicas", c.autoscaling->min_replicas},
                         {"max_replicas", c.autoscaling->max_replicas},
@@ -92,11 +110,20 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
   }
   nlohmann::json best = r.ranked.empty() ? nlohmann::json(nullptr)
                                          : EstimateToJson(w, *r.ranked.front().estimate);
+  nlohmann::json options = {{"pricing", nlohmann::json::array()},
+                             {"max_nodes", o.max_nodes},
+                             {"excluded_costs", o.excluded_costs},
+                             {"require_rdma", o.require_rdma}};
+  for (PricingMode m : o.pricing) options["pricing"].push_back(PricingModeName(m));
+  if (w.is_service()) options["serving_hours"] = o.serving_hours;
+  if (o.fixed_hours) options["hours"] = *o.fixed_hours;
   nlohmann::json document = {{"schema", "cloudfit.recommend/v2"},
           {"workload",
            {{"kind", WorkloadKindName(w.kind)},
             {"model", w.model.name},
             {"precision", NumericFormatName(w.precision)}}},
+          {"assumptions", AssumptionsToJson(w)},
+          {"options", options},
           {"objective", ObjectiveName(o.objective)},
           {"currency", o.currency},
           {"candidates_considered", r.candidates_considered},
@@ -107,6 +134,17 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
           {"best_estimate", best},
           {"notes", r.notes}};
   if (w.calibration.active()) document["calibrated_from"] = w.calibration.basis;
+  if (!r.hints.empty()) {
+    // Only when nothing is feasible: each hint with the fields and options that apply it.
+    nlohmann::json hints = nlohmann::json::array();
+    for (const FitHint& h : r.hints) {
+      nlohmann::json workload = nlohmann::json::object(), options = nlohmann::json::object();
+      for (const auto& [k, v] : h.workload) workload[k] = v;
+      for (const auto& [k, v] : h.options) options[k] = v;
+      hints.push_back({{"note", h.note}, {"workload", workload}, {"options", options}});
+    }
+    document["hints"] = hints;
+  }
   return document;
 }
 
@@ -189,8 +227,14 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                               e.memory.capacity_bytes / kGiB),
                   FormatNumber(e.memory.total_bytes() / kGiB, 3),
                   FormatNumber(e.memory.capacity_bytes / kGiB, 3),
-                  number(c.price_per_hour, 3), number(c.total_cost, 2),
-                  c.cost_per_unit ? TableCell(FormatNumber(*c.cost_per_unit, 4) + "/" + c.unit)
+                  number(c.price_per_hour, 3),
+                  c.total_cost && *c.total_cost > 0 && *c.total_cost < 0.1
+                      ? TableCell(fmt::format("{:.2g}", *c.total_cost))
+                      : number(c.total_cost, 2),
+                  c.cost_per_unit ? TableCell((*c.cost_per_unit > 0 && *c.cost_per_unit < 0.001
+                                                   ? fmt::format("{:.2g}", *c.cost_per_unit)
+                                                   : FormatNumber(*c.cost_per_unit, 4)) +
+                                              "/" + c.unit)
                                   : TableCell::Unknown(),
                   number(c.cost_per_unit, 6), c.unit, e.bottleneck,
                   c.region->as_of_known() ? TableCell(FormatIsoDate(c.region->as_of_days))
@@ -228,8 +272,11 @@ std::string ParetoSvg(const Recommendation& r, const std::string& currency) {
     }
     return std::pair{a, b};
   };
-  auto [hx0, hx1] = span(min_h, max_h);
-  auto [cy0, cy1] = span(min_c, max_c);
+  // Plain variables, not structured bindings: lambdas below capture them (clang 14 cannot).
+  const std::pair<double, double> hours_span = span(min_h, max_h);
+  const std::pair<double, double> cost_span = span(min_c, max_c);
+  const double hx0 = hours_span.first, hx1 = hours_span.second;
+  const double cy0 = cost_span.first, cy1 = cost_span.second;
   auto x = [&](double h) {
     return left + (std::log10(h) - hx0) / (hx1 - hx0) * (width - left - right);
   };

@@ -9,7 +9,10 @@
 #include "cloudfit/catalog.h"
 #include "cloudfit/hf_config.h"
 #include "util/dtype_names.h"
+#include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
+#include "workload/workload_defaults.h"
 
 namespace cloudfit {
 
@@ -25,19 +28,17 @@ struct FieldSpec {
 
 Status Bad(const std::string& field, const std::string& value, const std::string& allowed) {
   return Status::InvalidArgument(
-      fmt::format("{}: '{}' is not allowed; {}", field, value, allowed));
+      fmt::format("{}: '{}' is not allowed; {}", field, Shown(value), allowed));
 }
 
-// A number in [min, max].
+// A number in [min, max]; NaN and infinities are refused by name (util/validate.h).
 Setter Number(const char* field, double Workload::*member, double min, double max,
               const char* unit) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number of {} in [{}, {}]", unit, min, max));
-    }
-    w->*member = v;
-    return Status::OK();
+    Status s = ParseNumber(field, value, min, max, unit, &v);
+    if (s.ok()) w->*member = v;
+    return s;
   };
 }
 
@@ -45,23 +46,20 @@ Setter OptionalNumber(const char* field, std::optional<double> Workload::*member
                       double max, const char* unit, double scale = 1) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number of {} in [{}, {}]", unit, min, max));
-    }
-    w->*member = v * scale;
-    return Status::OK();
+    Status s = ParseNumber(field, value, min, max, unit, &v);
+    if (s.ok()) w->*member = v * scale;
+    return s;
   };
 }
 
+// A whole number in [min, max], range-checked before it is narrowed to int.
 Setter Integer(const char* field, int Workload::*member, long long min, long long max,
                const char* what) {
   return [=](Workload* w, const std::string& value) {
     long long v = 0;
-    if (!ParseInt(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a whole number of {} in [{}, {}]", what, min, max));
-    }
-    w->*member = static_cast<int>(v);
-    return Status::OK();
+    Status s = ParseWholeNumber(field, value, min, max, what, &v);
+    if (s.ok()) w->*member = static_cast<int>(v);
+    return s;
   };
 }
 
@@ -73,7 +71,7 @@ Setter AutoInteger(const char* field, int Workload::*member) {
       return Status::OK();
     }
     long long v = 0;
-    if (!ParseInt(value, &v) || v < 1 || v > 4096) {
+    if (!ParseWholeNumber(field, value, 1, 4096, "", &v).ok()) {
       return Bad(field, value, "'auto' or a whole number in [1, 4096]");
     }
     w->*member = static_cast<int>(v);
@@ -87,6 +85,13 @@ bool ParseBool(const std::string& value, bool* out) {
   else if (v == "false" || v == "no" || v == "off" || v == "0") *out = false;
   else return false;
   return true;
+}
+
+Setter Bool(const char* field, bool Workload::*member) {
+  return [=](Workload* w, const std::string& value) {
+    if (!ParseBool(value, &(w->*member))) return Bad(field, value, "true or false");
+    return Status::OK();
+  };
 }
 
 template <typename Enum>
@@ -115,20 +120,28 @@ Setter CanonicalDtype(Setter setter) {
   };
 }
 
-Setter Architecture(const char* field, double min, double max) {
+// An architecture number over the model; `whole` for counts and widths, which become ints.
+Setter Architecture(const char* field, double min, double max, bool whole = true) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number in [{}, {}]", min, max));
+    Status s;
+    if (whole) {
+      long long n = 0;
+      s = ParseWholeNumber(field, value, static_cast<long long>(min), static_cast<long long>(max),
+                           "", &n);
+      v = static_cast<double>(n);
+    } else {
+      s = ParseNumber(field, value, min, max, "", &v);
     }
-    w->architecture_overrides[field] = v;
-    return Status::OK();
+    if (s.ok()) w->architecture_overrides[field] = v;
+    return s;
   };
 }
 
 const std::vector<FieldSpec>& Specs() {
   static const std::vector<FieldSpec> specs = {
-      {"kind", "train, lora, qlora, inference, serve, render, realtime, cad, preprocess",
+      {"kind",
+       "train, lora, qlora, inference, serve, render, realtime, cad, preprocess, classic-ml",
        Choice<WorkloadKind>("kind", &Workload::kind,
                             {{"train", WorkloadKind::kTrain},
                              {"finetune", WorkloadKind::kTrain},
@@ -140,19 +153,37 @@ const std::vector<FieldSpec>& Specs() {
                              {"render", WorkloadKind::kRender},
                              {"realtime", WorkloadKind::kRealtimeRender},
                              {"cad", WorkloadKind::kCad},
-                             {"preprocess", WorkloadKind::kPreprocess}})},
+                             {"preprocess", WorkloadKind::kPreprocess},
+                             {"classic-ml", WorkloadKind::kClassicMl},
+                             {"tabular", WorkloadKind::kClassicMl}})},
       {"model", "a model of the zoo (cloudfit models), by name or alias",
        [](Workload* w, const std::string& v) {
          if (Trim(v).empty()) return Bad("model", v, "a model name (see 'cloudfit models')");
-         w->model_name = v;
-         return Status::OK();
+         Status s = CheckName("model", v);
+         if (s.ok()) w->model_name = v;
+         return s;
        }},
-      {"model_config", "path to a Hugging Face config.json",
+      {"model_config",
+       "a Hugging Face config.json: a path (command line), or the JSON object itself (inline)",
        [](Workload* w, const std::string& v) {
+         // An object is the config itself; anything else names a file, which only the command
+         // line reads (the HTTP API refuses paths before they get here).
+         if (StartsWith(Trim(v), "{")) {
+           nlohmann::json config;
+           Status s = ParseJson("model_config", v, kMaxDocumentBytes, &config);
+           if (!s.ok()) return s;
+           w->model_config.clear();
+           w->model_config_json = DumpJson(config);
+           return Status::OK();
+         }
+         Status s = CheckText("model_config", v);
+         if (s.ok() && Trim(v).empty()) s = Bad("model_config", v, "a path to a config.json");
+         if (!s.ok()) return s;
          w->model_config = v;
+         w->model_config_json.clear();
          return Status::OK();
        }},
-      {"params_b", "parameters, billions (explicit architecture)", Architecture("params_b", 1e-6, 1e5)},
+      {"params_b", "parameters, billions (explicit architecture)", Architecture("params_b", 1e-6, 1e5, false)},
       {"layers", "transformer layers", Architecture("layers", 1, 10000)},
       {"hidden", "hidden size", Architecture("hidden", 1, 1e6)},
       {"heads", "attention heads", Architecture("heads", 1, 10000)},
@@ -162,7 +193,7 @@ const std::vector<FieldSpec>& Specs() {
       {"experts", "mixture-of-experts experts per layer", Architecture("experts", 1, 10000)},
       {"experts_per_token", "experts active per token", Architecture("experts_per_token", 1, 10000)},
       {"gflops_per_sample", "forward GFLOPs per sample (CNNs, diffusion)",
-       Architecture("gflops_per_sample", 1e-9, 1e9)},
+       Architecture("gflops_per_sample", 1e-9, 1e9, false)},
       {"precision",
        "fp32, tf32, fp16, bf16 (mixed precision when training), fp8, int8, int4; float16, "
        "bfloat16, float32 too",
@@ -233,6 +264,34 @@ const std::vector<FieldSpec>& Specs() {
                             {"attention", LoraTargets::kAttention},
                             {"mlp", LoraTargets::kMlp},
                             {"all", LoraTargets::kAllLinear}})},
+      {"optimizer_in_backward",
+       "true: apply each gradient during backward and free it (torchtune optimizer_in_bwd)",
+       Bool("optimizer_in_backward", &Workload::optimizer_in_backward)},
+      {"paged_optimizer", "true: bitsandbytes paged optimizer states, spilled to host memory "
+                          "when the GPU runs short",
+       Bool("paged_optimizer", &Workload::paged_optimizer)},
+      {"cross_entropy", "standard (all logits plus an fp32 copy), chunked (fp32 a chunk at a "
+                        "time, torchtune), fused (projection fused with the loss, Liger)",
+       Choice<CrossEntropy>("cross_entropy", &Workload::cross_entropy,
+                            {{"standard", CrossEntropy::kStandard},
+                             {"chunked", CrossEntropy::kChunked},
+                             {"fused", CrossEntropy::kFused}})},
+      {"loss_chunks", "chunks of the chunked cross-entropy",
+       Integer("loss_chunks", &Workload::loss_chunks, 1, 4096, "chunks")},
+      {"activation_offload", "true: saved activations live in host memory (torchtune)",
+       Bool("activation_offload", &Workload::activation_offload)},
+      {"optimizer_offload", "true: optimizer state and master weights on the CPU (ZeRO-Offload, "
+                            "FSDP CPU offload)",
+       Bool("optimizer_offload", &Workload::optimizer_offload)},
+      {"software", "pytorch, llama.cpp, vllm, tensorrt-llm (whose kernel efficiencies apply)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "pytorch" && k != "llama.cpp" && k != "vllm" && k != "tensorrt-llm") {
+           return Bad("software", v, "one of pytorch, llama.cpp, vllm, tensorrt-llm");
+         }
+         w->software = k;
+         return Status::OK();
+       }},
       {"request_rate", "requests per second",
        Number("request_rate", &Workload::request_rate, 1e-6, 1e7, "requests/s")},
       {"prompt_tokens", "prompt tokens per request",
@@ -295,8 +354,9 @@ const std::vector<FieldSpec>& Specs() {
        OptionalNumber("seconds_per_frame", &Workload::seconds_per_frame, 1e-4, 1e7, "s")},
       {"reference_gpu", "GPU the seconds_per_frame was measured on",
        [](Workload* w, const std::string& v) {
-         w->reference_gpu = v;
-         return Status::OK();
+         Status s = CheckName("reference_gpu", v);
+         if (s.ok()) w->reference_gpu = v;
+         return s;
        }},
       {"benchmark_score", "reference Blender Open Data score, samples/min",
        OptionalNumber("benchmark_score", &Workload::benchmark_score, 1e-3, 1e8, "samples/min")},
@@ -322,6 +382,70 @@ const std::vector<FieldSpec>& Specs() {
                       "samples/s")},
       {"storage_gb_s", "storage or object-store read rate, GB/s",
        OptionalNumber("storage_gb_s", &Workload::storage_gb_s, 1e-6, 1e5, "GB/s")},
+      {"data_type", "image, text, audio, video, tabular or none (what the input pipeline reads)",
+       Choice<DataType>("data_type", &Workload::data_type,
+                        {{"image", DataType::kImage},
+                         {"text", DataType::kText},
+                         {"audio", DataType::kAudio},
+                         {"video", DataType::kVideo},
+                         {"tabular", DataType::kTabular},
+                         {"none", DataType::kNone}})},
+      // Classic ML.
+      {"rows", "rows to train on or score (classic-ml)",
+       Number("rows", &Workload::rows, 1, 1e13, "rows")},
+      {"features", "features (columns) per row (classic-ml)",
+       Number("features", &Workload::features, 1, 1e7, "features")},
+      {"trees", "boosting rounds (classic-ml gbdt)",
+       Integer("trees", &Workload::trees, 1, 1000000, "trees")},
+      {"tree_depth", "maximum tree depth (classic-ml gbdt)",
+       Integer("tree_depth", &Workload::tree_depth, 1, 64, "levels")},
+      {"algorithm", "gbdt (XGBoost, LightGBM) or linear (scikit-learn linear models)",
+       Choice<MlAlgorithm>("algorithm", &Workload::algorithm,
+                           {{"gbdt", MlAlgorithm::kGbdt},
+                            {"xgboost", MlAlgorithm::kGbdt},
+                            {"lightgbm", MlAlgorithm::kGbdt},
+                            {"linear", MlAlgorithm::kLinear}})},
+      {"ml_task", "train or predict (classic-ml)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "train" && k != "predict") return Bad("ml_task", v, "train or predict");
+         w->predict = k == "predict";
+         return Status::OK();
+       }},
+      // Real-time and CAD sessions.
+      {"session_profile", "real time: esports or aaa; cad: light, medium or heavy (data/sessions.csv)",
+       [](Workload* w, const std::string& v) {
+         if (Trim(v).empty()) return Bad("session_profile", v, "a profile of data/sessions.csv");
+         w->session_profile = ToLower(v);
+         return Status::OK();
+       }},
+      {"vcpus_per_session", "vCPUs each stream or seat needs",
+       Number("vcpus_per_session", &Workload::vcpus_per_session, 0.1, 1024, "vCPUs")},
+      {"ram_gib_per_session", "host RAM each stream or seat needs, GiB",
+       Number("ram_gib_per_session", &Workload::ram_gib_per_session, 0.1, 4096, "GiB")},
+      {"gpu_memory_gib_per_session", "GPU memory each stream or seat needs, GiB",
+       Number("gpu_memory_gib_per_session", &Workload::gpu_memory_gib_per_session, 0.1, 1024,
+              "GiB")},
+      {"stream_mbps", "video bitrate of one stream, Mbit/s",
+       Number("stream_mbps", &Workload::stream_mbps, 0.1, 10000, "Mbit/s")},
+      // The whole job's bill.
+      {"egress_gb", "data sent out of the cloud over the job (serving and streams: per month), GB",
+       OptionalNumber("egress_gb", &Workload::egress_gb, 0, 1e9, "GB")},
+      {"egress_to", "internet or region (another region of the same provider)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "internet" && k != "region") return Bad("egress_to", v, "internet or region");
+         w->egress_to = k;
+         return Status::OK();
+       }},
+      {"image_gb", "container image every node pulls at start-up, GB",
+       OptionalNumber("image_gb", &Workload::image_gb, 0, 1000, "GB")},
+      {"checkpoints_kept", "checkpoints kept in storage during the job",
+       Integer("checkpoints_kept", &Workload::checkpoints_kept, 0, 1000, "checkpoints")},
+      {"os", "linux or windows (Windows adds its licence to the bill)",
+       Choice<OperatingSystem>("os", &Workload::os,
+                               {{"linux", OperatingSystem::kLinux},
+                                {"windows", OperatingSystem::kWindows}})},
   };
   return specs;
 }
@@ -361,35 +485,59 @@ Status SetWorkloadField(Workload* w, const std::string& name, const std::string&
     if (c == '-') c = '_';
   }
   for (const FieldSpec& s : Specs()) {
-    if (key == s.name) return s.set(w, std::string(Trim(value)));
+    if (key != s.name) continue;
+    Status status = s.set(w, std::string(Trim(value)));
+    if (status.ok()) w->given.insert(key);
+    return status;
   }
   std::vector<std::string> names;
   for (const FieldSpec& s : Specs()) names.push_back(s.name);
+  // Suggestions only for a name of a plausible length: edit distances cost its length squared.
+  std::string suggestions =
+      name.size() <= 64 ? DidYouMean(ClosestNames(name, names)) : std::string();
   return Status::InvalidArgument(
-      fmt::format("unknown workload field '{}'{}", name, DidYouMean(ClosestNames(name, names))));
+      fmt::format("unknown workload field '{}'{}", Shown(name), suggestions));
+}
+
+Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
+                             std::vector<std::pair<std::string, std::string>>* fields) {
+  if (text.size() > kMaxDocumentBytes) {
+    return Status::InvalidArgument(fmt::format("{}: {} bytes; a workload file is at most {}",
+                                               origin, text.size(), kMaxDocumentBytes));
+  }
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap()) {
+      return Status::InvalidArgument(origin + ": expected a mapping of workload fields to values");
+    }
+    for (const auto& item : root) {
+      if (!item.first.IsScalar()) {
+        return Status::InvalidArgument(fmt::format("{}:{}: a field name must be a single word",
+                                                   origin, item.first.Mark().line + 1));
+      }
+      std::string key = item.first.as<std::string>();
+      if (!item.second.IsScalar()) {
+        return Status::InvalidArgument(fmt::format("{}:{}: field '{}': expected a single value",
+                                                   origin, item.second.Mark().line + 1,
+                                                   Shown(key)));
+      }
+      fields->emplace_back(key, item.second.as<std::string>());
+    }
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}: {}", origin, e.mark.line + 1, e.msg));
+  } catch (const std::exception& e) {
+    // yaml-cpp's own depth guard and conversions throw other types too.
+    return Status::InvalidArgument(fmt::format("{}: {}", origin, e.what()));
+  }
+  return Status::OK();
 }
 
 Status LoadWorkloadFile(const std::string& path,
                         std::vector<std::pair<std::string, std::string>>* fields) {
-  try {
-    YAML::Node root = YAML::LoadFile(path);
-    if (!root.IsMap()) {
-      return Status::InvalidArgument(path + ": expected a mapping of workload fields to values");
-    }
-    for (const auto& item : root) {
-      std::string key = item.first.as<std::string>();
-      if (!item.second.IsScalar()) {
-        return Status::InvalidArgument(fmt::format("{}:{}: field '{}': expected a single value",
-                                                   path, item.second.Mark().line + 1, key));
-      }
-      fields->emplace_back(key, item.second.as<std::string>());
-    }
-  } catch (const YAML::BadFile&) {
-    return Status::IOError(path + ": cannot open for reading");
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
-  }
-  return Status::OK();
+  std::string text;
+  Status s = ReadFile(path, &text, kMaxDocumentBytes);
+  if (!s.ok()) return s;
+  return ParseWorkloadDocument(text, path, fields);
 }
 
 bool Workload::is_llm_like() const {
@@ -403,7 +551,19 @@ bool Workload::is_llm_like() const {
 
 Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   bool explicit_architecture = w->architecture_overrides.count("params_b") > 0;
-  if (!w->model_config.empty()) {
+  if (!w->model_config_json.empty()) {
+    nlohmann::json config;
+    Status s = ParseJson("model_config", w->model_config_json, kMaxDocumentBytes, &config);
+    std::string name = "config.json";
+    if (s.ok() && config.is_object()) {
+      auto it = config.find("_name_or_path");
+      if (it != config.end() && it->is_string() && CheckName("", it->get<std::string>()).ok()) {
+        name = it->get<std::string>();
+      }
+    }
+    if (s.ok()) s = ModelFromHfConfig(config, name, &w->model);
+    if (!s.ok()) return Status::InvalidArgument("model_config: " + s.message());
+  } else if (!w->model_config.empty()) {
     Status s = LoadHfConfigFile(w->model_config, &w->model);
     if (!s.ok()) return Status::InvalidArgument("model_config: " + s.message());
   } else if (!w->model_name.empty()) {
@@ -416,7 +576,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
     w->model.name = "custom";
     w->model.family = w->architecture_overrides.count("layers") ? "decoder" : "cnn";
   } else if (w->kind != WorkloadKind::kRender && w->kind != WorkloadKind::kRealtimeRender &&
-             w->kind != WorkloadKind::kCad && w->kind != WorkloadKind::kPreprocess) {
+             w->kind != WorkloadKind::kCad && w->kind != WorkloadKind::kPreprocess &&
+             w->kind != WorkloadKind::kClassicMl) {
     return Status::InvalidArgument(
         "model: missing; give a zoo model (--model), a config.json (--model-config) or "
         "explicit architecture numbers (params_b, layers, hidden, heads)");
@@ -440,7 +601,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   }
   if (!w->is_llm_like() && w->kind != WorkloadKind::kRender &&
       w->kind != WorkloadKind::kRealtimeRender && w->kind != WorkloadKind::kCad &&
-      w->kind != WorkloadKind::kPreprocess && !m.gflops_per_sample) {
+      w->kind != WorkloadKind::kPreprocess && w->kind != WorkloadKind::kClassicMl &&
+      !m.gflops_per_sample) {
     return Status::InvalidArgument(fmt::format(
         "gflops_per_sample: model '{}' has no per-sample FLOPs; give gflops_per_sample", m.name));
   }
@@ -457,10 +619,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
         "precision: int8 and int4 are weight formats for inference; train in fp32, tf32, fp16, "
         "bf16 or fp8 (or use kind qlora for a 4-bit base)");
   }
-  if (w->seq_len == 0 && w->is_llm_like()) {
-    int cap = m.family == "encoder" ? 512 : 2048;
-    w->seq_len = m.context > 0 ? std::min(m.context, cap) : cap;
-  }
+  // seq_len and batch default to the model's recipe (workload_defaults.cc), after the checks
+  // below that need only what the user gave.
   if (w->is_llm_like() && m.context > 0 && w->seq_len > m.context &&
       m.family == "encoder") {
     return Status::InvalidArgument(fmt::format("seq_len: {} is longer than {}'s {} positions",
@@ -490,10 +650,7 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
     Status s = ResolveServingEngine(catalog, w);
     if (!s.ok()) return s;
   }
-  if (w->samples == 0 && w->tokens == 0 && w->epochs > 0 && w->dataset_samples == 0) {
-    return Status::InvalidArgument("dataset_samples: epochs need the dataset size in samples");
-  }
-  return Status::OK();
+  return ApplyWorkloadDefaults(catalog, w);
 }
 
 std::string_view WorkloadKindName(WorkloadKind kind) {
@@ -507,6 +664,20 @@ std::string_view WorkloadKindName(WorkloadKind kind) {
     case WorkloadKind::kRealtimeRender: return "realtime";
     case WorkloadKind::kCad: return "cad";
     case WorkloadKind::kPreprocess: return "preprocess";
+    case WorkloadKind::kClassicMl: return "classic-ml";
+  }
+  return "";
+}
+
+std::string_view DataTypeName(DataType type) {
+  switch (type) {
+    case DataType::kAuto: return "auto";
+    case DataType::kImage: return "image";
+    case DataType::kText: return "text";
+    case DataType::kAudio: return "audio";
+    case DataType::kVideo: return "video";
+    case DataType::kTabular: return "tabular";
+    case DataType::kNone: return "none";
   }
   return "";
 }

@@ -1,0 +1,21 @@
+#include "catalog/reference_tables.h"
+
+#include "catalog/embedded_data.h"
+
+namespace cloudfit {
+
+Status ReadReferenceTable(const Catalog& catalog, const std::string& name, CsvTable* out) {
+  auto it = catalog.files().find(name);
+  if (it != catalog.files().end()) {
+    std::string path = catalog.origin() == "built-in" ? "data/" + name : catalog.origin() + "/" + name;
+    return ParseCsv(it->second, path, CsvOptions(), out);
+  }
+  for (const EmbeddedFile& f : EmbeddedDataFiles()) {
+    if (name == f.path) {
+      return ParseCsv(std::string_view(f.data, f.size), "data/" + name, CsvOptions(), out);
+    }
+  }
+  return Status::NotFound("no " + name + " in the catalog or the built-in data");
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,318 @@
+// The lines of a job's bill beyond instance hours: egress, storage, start-up, minimum billing and
+// licences, each with the quantities and the priced row behind it.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cloudfit/cost.h"
+#include "cloudfit/table.h"
+#include "util/strings.h"
+
+namespace cloudfit {
+
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr double kHoursPerMonth = 730;
+// Asking for a VM until it runs the job's first command: scheduling, boot and the GPU driver.
+// An assumption (providers publish no figure); typical launches take one to three minutes.
+constexpr double kAssumedBootSeconds = 120;
+// Container images every node pulls when the workload gives no image_gb (assumptions): a CUDA
+// and PyTorch image for GPU instances, a Python data stack for CPU ones.
+constexpr double kGpuImageBytes = 10e9;
+constexpr double kCpuImageBytes = 2e9;
+// Pulling and decompressing image layers runs at about this rate whatever the network (an
+// assumption: layer decompression is single-threaded per layer).
+constexpr double kImagePullBytesPerS = 250e6;
+// Model and data downloads from the provider's object store: a few parallel streams reach about
+// 1 GB/s on instances with the network for it (an assumption).
+constexpr double kObjectStoreBytesPerS = 1e9;
+// A network rate for instances that publish none.
+constexpr double kUnknownNetworkBitsPerS = 10e9;
+// Serving egress per request when none is given: about 4 bytes of UTF-8 per generated token plus
+// 2 KB of HTTP and JSON framing (an assumption).
+constexpr double kBytesPerOutputToken = 4;
+constexpr double kBytesPerResponse = 2048;
+// An ImageNet JPEG averages about 110 KB (1.28M training images in about 140 GB); text token ids
+// are stored as 2-byte integers (4 bytes for vocabularies beyond 65,536).
+constexpr double kBytesPerImage = 110e3;
+
+bool Excluded(const std::vector<std::string>& excluded, const std::string& name) {
+  return std::find(excluded.begin(), excluded.end(), name) != excluded.end();
+}
+
+double Usd(const Catalog& catalog, double usd, const std::string& currency) {
+  double out = usd;
+  if (!catalog.Convert(usd, "USD", currency, &out).ok()) return usd;
+  return out;
+}
+
+std::string Gb(double bytes) { return FormatNumber(bytes / kGB, bytes < 10 * kGB ? 2 : 0) + " GB"; }
+
+// Bytes of the data set kept in storage during the job, and how that was found.
+double DatasetBytes(const Workload& w, std::string* how) {
+  if (w.data_gb > 0) {
+    *how = fmt::format("data set {} (data_gb)", Gb(w.data_gb * kGB));
+    return w.data_gb * kGB;
+  }
+  if (w.is_training() && w.tokens > 0 && w.is_llm_like()) {
+    double unique = w.epochs > 0 ? w.tokens / w.epochs : w.tokens;
+    double per_token = w.model.vocab > 65536 ? 4 : 2;
+    *how = fmt::format("data set of {} tokens x {:.0f} bytes (token ids; give data_gb)",
+                       FormatNumber(unique, 0), per_token);
+    return unique * per_token;
+  }
+  if (w.is_training() && w.dataset_samples > 0 && w.data_type == DataType::kImage) {
+    *how = fmt::format("{} images x 110 KB (ImageNet's average JPEG; give data_gb)",
+                       FormatNumber(w.dataset_samples, 0));
+    return w.dataset_samples * kBytesPerImage;
+  }
+  if (w.kind == WorkloadKind::kRender) {
+    *how = fmt::format("scene {:.1f} GiB", w.scene_memory_gib);
+    return w.scene_memory_gib * 1024.0 * 1024 * 1024;
+  }
+  *how = "no data set size (give data_gb)";
+  return 0;
+}
+
+// Gigabytes sent out over the run, and how.
+double EgressGb(const CostData& costs, const Workload& w, const JobBillInput& in,
+                std::string* how) {
+  if (w.egress_gb) {
+    *how = fmt::format("{} GB given (egress_gb)", FormatNumber(*w.egress_gb, 2));
+    return *w.egress_gb;
+  }
+  if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
+    double mbps = StreamMbps(costs, w);
+    double gb = in.sessions * mbps * 1e6 / 8 * in.hours * 3600 / kGB;
+    *how = fmt::format("{} sessions x {} Mbit/s x {} h", FormatNumber(in.sessions, 0),
+                       FormatNumber(mbps, 1), FormatNumber(in.hours, 0));
+    return gb;
+  }
+  if (w.kind == WorkloadKind::kServing) {
+    double bytes = w.request_rate * in.hours * 3600 *
+                   (w.output_tokens * kBytesPerOutputToken + kBytesPerResponse);
+    *how = fmt::format("{} requests/s x {} h x ({} tokens x 4 B + 2 KB framing)",
+                       FormatNumber(w.request_rate, 2), FormatNumber(in.hours, 0),
+                       w.output_tokens);
+    return bytes / kGB;
+  }
+  *how = "nothing sent out of the cloud (give egress_gb for results, checkpoints or data)";
+  return 0;
+}
+
+CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w,
+                const JobBillInput& in) {
+  CostLine line{"egress", 0.0, "", ""};
+  std::string how;
+  double gb = EgressGb(costs, w, in, &how);
+  const std::string& provider = in.instance->provider;
+  const EgressPrice* price = costs.FindEgress(provider, w.egress_to);
+  if (gb <= 0) {
+    line.detail = how;
+    return line;
+  }
+  if (price == nullptr || !price->usd_per_gb) {
+    // Unknown is never free: the highest known rate for the destination, stated.
+    const EgressPrice* highest = costs.HighestEgress(w.egress_to);
+    if (highest == nullptr) {
+      line.amount.reset();
+      line.detail = fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
+      return line;
+    }
+    line.amount = Usd(catalog, gb * *highest->usd_per_gb, in.currency);
+    line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
+                              "(the highest known, {}'s)",
+                              FormatNumber(gb, 1), how, FormatNumber(*highest->usd_per_gb, 3),
+                              w.egress_to, provider, highest->provider);
+    line.source = "data/costs/egress.csv: " + highest->source;
+    return line;
+  }
+  line.amount = Usd(catalog, gb * *price->usd_per_gb, in.currency);
+  line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
+                            "not counted)",
+                            FormatNumber(gb, 1), how, FormatNumber(*price->usd_per_gb, 3),
+                            w.egress_to, provider);
+  line.source = "data/costs/egress.csv (" + price->as_of + "): " + price->source;
+  return line;
+}
+
+CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& w,
+                 const JobBillInput& in) {
+  CostLine line{"storage", 0.0, "", ""};
+  std::string how;
+  double bytes = DatasetBytes(w, &how);
+  double checkpoints = in.checkpoint_bytes * w.checkpoints_kept;
+  if (checkpoints > 0) {
+    how += fmt::format(" + {} checkpoints x {}", w.checkpoints_kept, Gb(in.checkpoint_bytes));
+  }
+  if (w.is_service() && w.model.params > 0) {
+    bytes += w.model.params * 2;
+    how = fmt::format("model weights {}", Gb(w.model.params * 2));
+  }
+  bytes += checkpoints;
+  double months = in.hours / kHoursPerMonth;
+  if (bytes <= 0) {
+    line.detail = how;
+    return line;
+  }
+  const StoragePrice* price = costs.FindStorage(in.instance->provider);
+  std::string assumed;
+  if (price == nullptr || !price->usd_per_gb_month) {
+    // Unknown is never free: the highest known rate, stated.
+    price = costs.HighestStorage();
+    if (price == nullptr) {
+      line.amount.reset();
+      line.detail = fmt::format("{} for {} h: no known storage price", Gb(bytes),
+                                FormatNumber(in.hours, 1));
+      return line;
+    }
+    assumed = fmt::format(": assumed, {}'s price is unknown (the highest known, {}'s)",
+                          in.instance->provider, price->provider);
+  }
+  line.amount = Usd(catalog, bytes / kGB * *price->usd_per_gb_month * months, in.currency);
+  line.detail = fmt::format("{} ({}) x {} USD/GB-month x {} months{}", Gb(bytes), how,
+                            FormatNumber(*price->usd_per_gb_month, 3),
+                            FormatNumber(months, months < 1 ? 3 : 2), assumed);
+  line.source = "data/costs/storage.csv (" + price->as_of + "): " + price->source;
+  return line;
+}
+
+CostLine Startup(const JobBillInput& in) {
+  CostLine line{"startup", 0.0, "", ""};
+  double nodes = static_cast<double>(in.nodes) * in.replicas;
+  double hours = in.startup.total_s() / 3600;
+  line.amount = nodes * hours * in.node_price_per_hour;
+  line.detail = fmt::format(
+      "{} node(s) x {:.1f} min (boot {:.0f} s, image {} at {} MB/s {:.0f} s, model {} {:.0f} s) "
+      "x {}/h",
+      FormatNumber(nodes, 0), in.startup.total_s() / 60, in.startup.boot_s,
+      Gb(in.startup.image_bytes), FormatNumber(std::min(kImagePullBytesPerS,
+                                                        in.startup.network_bytes_per_s) / 1e6, 0),
+      in.startup.image_s, Gb(in.startup.model_bytes), in.startup.model_s,
+      FormatNumber(in.node_price_per_hour, 3));
+  line.source = "assumptions: 120 s boot, 250 MB/s image pull, downloads at min(network, 1 GB/s)";
+  return line;
+}
+
+CostLine Billing(const CostData& costs, const JobBillInput& in) {
+  CostLine line{"billing", 0.0, "", ""};
+  if (in.mode == PricingMode::kReserved1y || in.mode == PricingMode::kReserved3y) {
+    line.detail = "a commitment is billed for its whole term";
+    return line;
+  }
+  const BillingRule* rule = costs.FindBilling(in.instance->provider);
+  if (rule == nullptr) {
+    line.detail = "no billing rule for " + in.instance->provider + ": per-second assumed";
+    return line;
+  }
+  double run_s = in.hours * 3600 + in.startup.total_s();
+  double billed = std::max(rule->minimum_s, std::ceil(run_s / rule->increment_s) * rule->increment_s);
+  double extra_s = std::max(0.0, billed - run_s) * in.starts;
+  double nodes = static_cast<double>(in.nodes) * in.replicas;
+  line.amount = nodes * extra_s / 3600 * in.node_price_per_hour;
+  line.detail = fmt::format("{} node(s) x {:.0f} s rounded up ({} s increments, {} s minimum per "
+                            "start)",
+                            FormatNumber(nodes, 0), extra_s, FormatNumber(rule->increment_s, 0),
+                            FormatNumber(rule->minimum_s, 0));
+  line.source = "data/costs/billing.csv: " + rule->source;
+  return line;
+}
+
+CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload& w,
+                  const JobBillInput& in) {
+  CostLine line{"licences", 0.0, "", ""};
+  std::vector<std::string> parts, sources;
+  double usd = 0;
+  double hours = in.hours + in.startup.total_s() / 3600;
+  if (w.uses_windows()) {
+    const LicencePrice* p = costs.FindLicence("windows-server", in.instance->provider);
+    if (p != nullptr && p->usd) {
+      double vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
+      usd += vcpus * hours * *p->usd;
+      parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD", FormatNumber(vcpus, 0),
+                                  FormatNumber(hours, 1), FormatNumber(*p->usd, 3)));
+      sources.push_back(p->source);
+    }
+  }
+  if (w.kind == WorkloadKind::kCad && in.instance->has_gpu()) {
+    const LicencePrice* p = costs.FindLicence("rtx-vws", in.instance->provider);
+    if (p != nullptr && p->usd) {
+      usd += in.sessions * hours * *p->usd;
+      parts.push_back(fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
+                                  FormatNumber(in.sessions, 0), FormatNumber(hours, 1),
+                                  FormatNumber(*p->usd, 4),
+                                  *p->usd == 0 ? " (included by " + in.instance->provider + ")"
+                                               : ""));
+      sources.push_back(p->source);
+    }
+  }
+  if (parts.empty()) {
+    line.detail = "none needed (os linux" +
+                  std::string(w.kind == WorkloadKind::kCad ? "" : ", no CAD seats") + ")";
+    return line;
+  }
+  line.amount = Usd(catalog, usd, in.currency);
+  line.detail = Join(parts, "; ");
+  line.source = "data/costs/licences.csv: " + Join(sources, " ");
+  return line;
+}
+
+}  // namespace
+
+std::string MissingLicence(const CostData& costs, const Workload& w, const InstanceType& instance) {
+  if (w.uses_windows()) {
+    const LicencePrice* p = costs.FindLicence("windows-server", instance.provider);
+    if (p != nullptr && !p->usd) {
+      return fmt::format("{} offers no Windows (os=windows): {}", instance.provider, p->source);
+    }
+  }
+  return "";
+}
+
+StartupTime EstimateStartup(const Workload& w, const InstanceType& instance) {
+  StartupTime t;
+  t.boot_s = kAssumedBootSeconds;
+  double network = instance.network_bits_per_s > 0 ? instance.network_bits_per_s
+                                                    : kUnknownNetworkBitsPerS;
+  t.network_bytes_per_s = network / 8;
+  t.image_bytes = w.image_gb ? *w.image_gb * kGB : instance.has_gpu() ? kGpuImageBytes
+                                                                       : kCpuImageBytes;
+  t.image_s = t.image_bytes / std::min(kImagePullBytesPerS, t.network_bytes_per_s);
+  if (w.model.params > 0) {
+    // Published checkpoints are 16-bit; quantised serving downloads its own format.
+    double bytes_per_weight = w.precision == NumericFormat::kInt8 ||
+                                      w.precision == NumericFormat::kInt4 ||
+                                      w.precision == NumericFormat::kFp8
+                                  ? BytesPerWeight(w.precision)
+                                  : 2;
+    t.model_bytes = w.model.params * bytes_per_weight;
+  } else if (w.kind == WorkloadKind::kRender) {
+    t.model_bytes = w.scene_memory_gib * 1024.0 * 1024 * 1024;
+  }
+  t.model_s = t.model_bytes / std::min(kObjectStoreBytesPerS, t.network_bytes_per_s);
+  return t;
+}
+
+double StreamMbps(const CostData& costs, const Workload& w) {
+  if (w.stream_mbps > 0) return w.stream_mbps;
+  const StreamBitrate* b = costs.FindBitrate(w.codec);
+  if (b == nullptr) return 0;
+  double pixel_rate = static_cast<double>(w.width) * w.height * w.fps / (1920.0 * 1080 * 60);
+  return b->mbps_1080p60 * pixel_rate;
+}
+
+std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs,
+                                   const Workload& w, const JobBillInput& in,
+                                   const std::vector<std::string>& excluded) {
+  std::vector<CostLine> lines;
+  if (!Excluded(excluded, "egress")) lines.push_back(Egress(catalog, costs, w, in));
+  if (!Excluded(excluded, "storage")) lines.push_back(Storage(catalog, costs, w, in));
+  if (!Excluded(excluded, "startup")) lines.push_back(Startup(in));
+  if (!Excluded(excluded, "billing")) lines.push_back(Billing(costs, in));
+  if (!Excluded(excluded, "licences")) lines.push_back(Licences(catalog, costs, w, in));
+  return lines;
+}
+
+}  // namespace cloudfit
