@@ -41,7 +41,7 @@ Result RunCloudfit(const std::vector<std::string>& args, bool use_fixture = true
   fs::create_directories(dir);
   std::string command = "cd ";
   command += Quote(dir.string());
-  command += " && env -u CLOUDFIT_CATALOG CLOUDFIT_TODAY=2026-11-22 ";
+  command += " && env -u CLOUDFIT_CATALOG -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 ";
   if (use_fixture) {
     command += "CLOUDFIT_CATALOG=";
     command += Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
@@ -269,7 +269,7 @@ TEST(CliTest, ImportThenUseTheImportedCatalog) {
          "gpu_1x_l4,L4,1,8,32,0.5,us-east-1,,\n"
          "gpu_1x_l4,L4,1,8,32,0.5,us-west-1,,\n";
   std::string out = (dir / "catalog").string();
-  Result r = RunCloudfit({"catalog", "import", "--format", "skypilot", "--as-of", "2026-11-01", "--out",
+  Result r = RunCloudfit({"catalog", "import", "--input-format", "skypilot", "--as-of", "2026-11-01", "--out",
                   out, (dir / "lambda/vms.csv").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 rows read, 2 used"), std::string::npos) << r.out;

@@ -265,7 +265,7 @@ int RunCli(const std::string& args, std::string* out) {
 TEST(CpuProbeTest, CommandPrintsJsonAndWritesTheResult) {
   TempDir dir;
   std::string out;
-  ASSERT_EQ(RunCli("probe --quick --cpu-only --quiet --json --out " + dir.path() + "/p.json",
+  ASSERT_EQ(RunCli("probe --quick --no-gpu --quiet --json --out " + dir.path() + "/p.json",
                    &out),
             0)
       << out;
@@ -291,7 +291,7 @@ TEST(CpuProbeTest, CommandRejectsBadFlagsNamingThem) {
   std::string out;
   EXPECT_EQ(RunCli("probe --threads -3", &out), 2);
   EXPECT_NE(out.find("--threads"), std::string::npos) << out;
-  EXPECT_EQ(RunCli("probe --quick --cpu-only --path /no/such/path", &out), 2);
+  EXPECT_EQ(RunCli("probe --quick --no-gpu --path /no/such/path", &out), 2);
   EXPECT_NE(out.find("--path"), std::string::npos) << out;
   EXPECT_EQ(RunCli("probe --read-mib -1", &out), 2);
   EXPECT_NE(out.find("--read-mib"), std::string::npos) << out;

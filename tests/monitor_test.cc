@@ -361,7 +361,7 @@ TEST(MonitorCli, ExitsWithTheCommandsExitCode) {
 
 TEST(MonitorCli, WritesCsvSvgAndJson) {
   testing::TempDir dir;
-  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval 0.1 --csv run.csv --svg run.svg --json -- "
+  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval 0.1 --samples-csv run.csv --plot run.svg --json -- "
                             "sh -c 'sleep 0.3'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -381,7 +381,7 @@ TEST(MonitorCli, ForwardsSigtermAndStillWritesFiles) {
   // The signal is sent once monitor says it samples (its first line on stderr): before that,
   // it is not catching signals yet.
   std::string script = "cd '" + dir.path() + "' && ('" + std::string(CLOUDFIT_BINARY) +
-                       "' monitor --interval 0.1 --csv run.csv -- sleep 20 >out.txt 2>err.txt "
+                       "' monitor --interval 0.1 --samples-csv run.csv -- sleep 20 >out.txt 2>err.txt "
                        "& pid=$!; i=0; while [ ! -s err.txt ] && [ $i -lt 200 ]; do sleep 0.05; "
                        "i=$((i+1)); done; sleep 0.2; kill -TERM $pid; wait $pid; echo $? >rc.txt)";
   ASSERT_EQ(std::system(script.c_str()), 0);
@@ -409,9 +409,14 @@ TEST(MonitorCli, BadFlagsExitWithTwoAndNameTheFlag) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--instance"), std::string::npos) << r.err;
 
+  r = testing::RunCloudfit(dir, "monitor --samples-csv missing-dir/run.csv -- true");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--samples-csv"), std::string::npos) << r.err;
+
+  // The old spelling still works, with a notice naming the new one.
   r = testing::RunCloudfit(dir, "monitor --csv missing-dir/run.csv -- true");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--csv is deprecated; use --samples-csv"), std::string::npos) << r.err;
 }
 
 }  // namespace

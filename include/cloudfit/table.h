@@ -1,5 +1,10 @@
-// A table of text cells rendered for people (aligned columns), for spreadsheets (CSV) or for
-// documents (Markdown). JSON output is built from the typed values instead, by each report.
+// A table of cells rendered for people (aligned columns that fit the terminal), for
+// spreadsheets (CSV: a header and rows only) or for documents (Markdown). JSON output is built
+// from the typed values instead, by each report.
+//
+// People and machines read different columns of the same table: a person reads "8x A100" and
+// "13.2/24.0", a program wants `gpus`, `gpu`, `memory_used_gib` and `memory_capacity_gib` as
+// separate numbers without units. A column says who it is for; CSV headers carry the units.
 #ifndef CLOUDFIT_TABLE_H_
 #define CLOUDFIT_TABLE_H_
 
@@ -11,32 +16,66 @@ namespace cloudfit {
 
 enum class OutputFormat { kTable, kJson, kCsv, kMarkdown };
 
+// Who reads a column: the text table and Markdown are for people, CSV is for machines.
+enum class Audience { kEveryone, kPeople, kMachines };
+
+// One cell. An unknown value renders as "-" for people and as an empty CSV field, so no
+// program reads "unknown" or "-" as a value.
+struct TableCell {
+  std::string text;
+  bool unknown = false;
+  TableCell(std::string t) : text(std::move(t)) {}  // NOLINT: implicit, so rows are brace lists
+  TableCell(const char* t) : text(t) {}             // NOLINT
+  static TableCell Unknown() {
+    TableCell c("");
+    c.unknown = true;
+    return c;
+  }
+};
+
+// How a text table is laid out on a terminal.
+struct TextLayout {
+  size_t max_width = 0;  // columns of the terminal; 0 = no limit (--wide, or not a terminal)
+  bool colour = false;   // bold header (only on a TTY, never with NO_COLOR)
+};
+
 class Table {
  public:
   struct Column {
-    std::string key;    // machine name, used as the CSV header
+    std::string key;    // machine name, used as the CSV header; carries the unit (price_usd_per_hour)
     std::string title;  // shown to people
     bool right_align = false;
+    // 0: always shown. Larger numbers are less important and are hidden first when the text
+    // table must narrow to fit the terminal.
+    int priority = 0;
+    Audience audience = Audience::kEveryone;
   };
 
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
-  void AddRow(std::vector<std::string> cells);
+  void AddRow(std::vector<TableCell> cells);
   size_t size() const { return rows_.size(); }
 
-  // kJson is not rendered here.
-  std::string Render(OutputFormat format) const;
+  // kJson is not rendered here. `layout` applies to kTable only.
+  std::string Render(OutputFormat format, const TextLayout& layout = {}) const;
 
  private:
-  std::string RenderText() const;
+  std::string RenderText(const TextLayout& layout) const;
   std::string RenderCsv() const;
   std::string RenderMarkdown() const;
+  std::vector<size_t> ColumnsFor(Audience audience) const;
 
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::vector<TableCell>> rows_;
 };
 
 // Fixed-point with `digits` decimals and trailing zeros removed: 3.0600 -> "3.06", 8 -> "8".
 std::string FormatNumber(double value, int digits = 2);
+
+// Display width in terminal columns (code points; no wide-character tables).
+size_t DisplayWidth(std::string_view s);
+
+// Cuts `s` to at most `width` display columns, ending in "…" when it was cut.
+std::string TruncateToWidth(std::string_view s, size_t width);
 
 }  // namespace cloudfit
 

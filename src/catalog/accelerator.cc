@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "catalog/loaders.h"
+#include "util/dtype_names.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -25,7 +26,7 @@ std::string_view PrecisionName(Precision precision) {
 }
 
 bool ParsePrecision(std::string_view name, Precision* out) {
-  std::string key = ToLower(Trim(name));
+  std::string key = CanonicalDtypeName(name);  // float16 and bfloat16 too
   for (int i = 0; i < kPrecisionCount; ++i) {
     if (key == kPrecisionNames[i]) {
       *out = static_cast<Precision>(i);

@@ -1,10 +1,12 @@
 #include "cli/cli_common.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "cli/terminal.h"
 #include "cloudfit/measured_calibration.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -19,10 +21,48 @@ OutputFormat FormatOptions::format() const {
   return OutputFormat::kTable;
 }
 
+bool FormatOptions::colour() const { return format() == OutputFormat::kTable && ColourWanted(); }
+
+TextLayout FormatOptions::layout() const {
+  TextLayout layout;
+  layout.max_width = wide ? 0 : OutputWidth();
+  layout.colour = colour();
+  return layout;
+}
+
+void GroupOptions(CLI::App* command, const char* group, std::vector<std::string> names) {
+  for (CLI::Option* o : command->get_options()) {
+    if (o->get_lnames().empty() || o->get_group().empty()) continue;  // positional or hidden
+    std::string name = "--" + o->get_lnames().front();
+    bool named = std::find(names.begin(), names.end(), name) != names.end();
+    if (named || (names.empty() && o->get_group() == "Options" && name != "--help")) o->group(group);
+  }
+}
+
+void PrintTable(const Table& table, const FormatOptions& format) {
+  std::cout << table.Render(format.format(), format.layout());
+}
+
+void PrintNote(const std::string& line, const FormatOptions& format) {
+  OutputFormat f = format.format();
+  if (f == OutputFormat::kCsv || f == OutputFormat::kJson) {
+    std::cout.flush();
+    std::cerr << line << "\n";
+  } else {
+    std::cout << line << "\n";
+  }
+}
+
+void PrintTableWarning(const std::string& line, const FormatOptions& format) {
+  PrintNote(Styled("warning: " + line, "33", format.colour()), format);
+}
+
 void AddWorkloadFlags(CLI::App* c, WorkloadFlags* flags) {
   c->add_option("--file", flags->file, "Workload file (YAML or JSON) of field: value pairs")
-      ->check(CLI::ExistingFile);
-  c->add_option("--set", flags->sets, "Set any workload field: --set key=value (repeatable)");
+      ->check(CLI::ExistingFile)
+      ->group(kGroupWorkload);
+  c->add_option("--set", flags->sets, "Set any workload field: --set key=value (repeatable)")
+      ->group(kGroupWorkload);
   for (const WorkloadField& f : WorkloadFields()) {
     std::string flag = "--" + f.name;
     for (char& ch : flag) {
@@ -30,7 +70,8 @@ void AddWorkloadFlags(CLI::App* c, WorkloadFlags* flags) {
     }
     std::string name = f.name;
     c->add_option_function<std::string>(
-        flag, [flags, name](const std::string& v) { flags->fields[name] = v; }, f.help);
+        flag, [flags, name](const std::string& v) { flags->fields[name] = v; }, f.help)
+        ->group(kGroupWorkload);
   }
 }
 
@@ -81,11 +122,17 @@ CLI::Validator WholeIn(long long min, long long max, const std::string& unit) {
 }
 
 void AddFormatFlags(CLI::App* command, FormatOptions* options) {
-  auto* json = command->add_flag("--json", options->json, "Print JSON (see docs/json-schema.md)");
-  auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
+  auto* json = command->add_flag("--json", options->json,
+                                 "Print JSON (schemas in docs/schemas/, see docs/json-schema.md)");
+  auto* csv = command->add_flag("--csv", options->csv,
+                                "Print CSV: a header and rows, numbers without units (units in "
+                                "the header), unknown as an empty field");
   auto* markdown = command->add_flag("--markdown", options->markdown, "Print a Markdown table");
+  auto* wide = command->add_flag("--wide", options->wide,
+                                 "Show every column of the table, however wide the terminal");
   json->excludes(csv)->excludes(markdown);
   csv->excludes(markdown);
+  for (CLI::Option* o : {json, csv, markdown, wide}) o->group(kGroupOutput);
 }
 
 Catalog LoadCatalogOrThrow(const GlobalOptions& options) {
@@ -163,14 +210,61 @@ int RunJsonLinesFrom(const std::string& jsonl,
   return RunJsonLines(file, answer);
 }
 
+namespace {
+
+TableCell LeafCell(const nlohmann::json& value) {
+  if (value.is_null()) return TableCell::Unknown();
+  if (value.is_string()) return TableCell(value.get<std::string>());
+  if (value.is_boolean()) return TableCell(value.get<bool>() ? "true" : "false");
+  if (value.is_number_integer() || value.is_number_unsigned()) return TableCell(value.dump());
+  if (value.is_number()) return TableCell(FormatNumber(value.get<double>(), 6));
+  return TableCell(value.dump());
+}
+
+void Flatten(const nlohmann::json& value, const std::string& path, Table* table) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      Flatten(child, path.empty() ? key : path + "." + key, table);
+    }
+    return;
+  }
+  if (value.is_array()) {
+    bool plain = std::all_of(value.begin(), value.end(),
+                             [](const nlohmann::json& v) { return v.is_primitive(); });
+    if (!plain) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        Flatten(value[i], path + "." + std::to_string(i), table);
+      }
+      return;
+    }
+    std::string joined;
+    for (const nlohmann::json& v : value) {
+      joined += (joined.empty() ? "" : "; ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    table->AddRow({path, joined});
+    return;
+  }
+  table->AddRow({path, LeafCell(value)});
+}
+
+}  // namespace
+
+Table DocumentTable(const nlohmann::json& document) {
+  Table table({{"field", "field"}, {"value", "value"}});
+  Flatten(document, "", &table);
+  return table;
+}
+
 void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags) {
   command->add_option("--measured", flags->measured,
                       "A throughput measured for this workload, e.g. \"1.9 it/s on 1x A10\" or "
                       "\"0.8 s/it on g5.xlarge\": the estimate there matches it and other "
-                      "hardware is rescaled through the model");
+                      "hardware is rescaled through the model")
+      ->group(kGroupCalibration);
   command->add_option("--calibration", flags->probe_file,
                       "A 'cloudfit probe --out' result: the probed GPU's and CPU's measured "
-                      "rates replace the catalog's typical ones");
+                      "rates replace the catalog's typical ones")
+      ->group(kGroupCalibration);
 }
 
 void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w) {

@@ -32,12 +32,26 @@ struct GlobalOptions {
   std::string catalog_dir;  // --catalog
 };
 
+// --json, --csv, --markdown and --wide. CSV is a header and rows only: anything else a command
+// has to say goes to stderr (PrintNote), and JSON carries its notes inside the document.
 struct FormatOptions {
   bool json = false;
   bool csv = false;
   bool markdown = false;
+  bool wide = false;  // the text table keeps every column whatever the terminal's width
   OutputFormat format() const;
+  // The terminal's width (unless --wide) and whether to use colour.
+  TextLayout layout() const;
+  bool colour() const;
 };
+
+// Prints a table in the chosen format (never JSON: the caller prints its own document).
+void PrintTable(const Table& table, const FormatOptions& format);
+// A sentence for people: on stdout beside a text table or Markdown, on stderr beside CSV or
+// JSON so that standard output stays one document.
+void PrintNote(const std::string& line, const FormatOptions& format);
+// A warning that applies to every row, said once above the table (yellow on a terminal).
+void PrintTableWarning(const std::string& line, const FormatOptions& format);
 
 // The workload as flags: --file, --set key=value and one flag per workload field.
 struct WorkloadFlags {
@@ -93,8 +107,22 @@ CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
                                   const std::string& name, const std::string& description,
                                   RecommendHooks hooks);
 
-// Adds --json, --csv and --markdown (mutually exclusive) to a subcommand.
+// Adds --json, --csv and --markdown (mutually exclusive) and --wide to a subcommand, in the
+// "Output" group of its --help.
 void AddFormatFlags(CLI::App* command, FormatOptions* options);
+
+// Puts the named options ("--sort") of `command` into a --help group; with no names, every
+// option still in CLI11's default group "Options".
+void GroupOptions(CLI::App* command, const char* group, std::vector<std::string> names = {});
+
+// Names of the --help groups, one vocabulary for every command.
+inline constexpr const char* kGroupWorkload = "Workload";
+inline constexpr const char* kGroupHardware = "Hardware";
+inline constexpr const char* kGroupFilters = "Filters";
+inline constexpr const char* kGroupPricing = "Pricing and objective";
+inline constexpr const char* kGroupCalibration = "Calibration";
+inline constexpr const char* kGroupOutput = "Output";
+inline constexpr const char* kGroupOptions = "Options";
 
 // Loads the catalog chosen by --catalog, $CLOUDFIT_CATALOG or the built-in one.
 Catalog LoadCatalogOrThrow(const GlobalOptions& options);
@@ -104,6 +132,12 @@ void ThrowIfError(const Status& status);
 
 // Writes a JSON document with a trailing newline (bad UTF-8 in strings becomes U+FFFD).
 void PrintJson(const nlohmann::json& document);
+
+// A report that is a document rather than a table (estimate, probe, monitor, poc) as a
+// two-column table, `field,value`: one row per JSON leaf, named by its path in the document
+// ("memory.weights_gib", "terms.3.value"), so CSV and JSON use the same names and units. Arrays of
+// plain values are joined with "; "; null is an empty field. For --csv and --markdown.
+Table DocumentTable(const nlohmann::json& document);
 
 // Answers a JSON Lines batch (`--jsonl`): one output line for every non-blank input line,
 // whatever its bytes. A line that is too long (kMaxJsonlLineBytes), not UTF-8, not JSON or not

@@ -21,7 +21,7 @@ struct CalibrateOptions {
   std::string dir = "../shared/calibration";
   std::vector<std::string> extra;  // tests/calibration tables: scored, never fitted
   bool cases = false;
-  bool json = false;
+  FormatOptions format;
   bool cross_validate = false;
   int passes = 9;
   std::string out;
@@ -71,7 +71,7 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
       validations.push_back(std::move(cv));
     }
   }
-  if (o.json) {
+  if (o.format.json) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [key, s] : stats) {
       groups[key] = {{"cases", s.cases}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape},
@@ -103,17 +103,35 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                {"skipped", skip}});
     return;
   }
-  Table table({{"group", "metric / GPU"}, {"cases", "cases", true}, {"median", "median error", true},
-               {"p90", "p90 error", true}, {"agreement", "fits agreement", true}});
+  // Errors are percentages: numbers for machines, "12.3%" for people; "-" where not defined.
+  auto percent = [](double fraction, int digits, bool applies) {
+    return applies ? TableCell(FormatNumber(100 * fraction, digits)) : TableCell::Unknown();
+  };
+  auto percent_text = [](double fraction, int digits, bool applies) {
+    return applies ? TableCell(FormatNumber(100 * fraction, digits) + "%") : TableCell::Unknown();
+  };
+  Table table({{"group", "metric / GPU"},
+               {"cases", "cases", true},
+               {"median", "median error", true, 0, Audience::kPeople},
+               {"median_error_percent", "", true, 0, Audience::kMachines},
+               {"p90", "p90 error", true, 0, Audience::kPeople},
+               {"p90_error_percent", "", true, 0, Audience::kMachines},
+               {"agreement", "fits agreement", true, 0, Audience::kPeople},
+               {"fits_agreement_percent", "", true, 0, Audience::kMachines}});
   for (const auto& [key, s] : stats) {
     bool fits = key.rfind("fits", 0) == 0;
-    table.AddRow({key, std::to_string(s.cases), fits ? "-" : FormatNumber(100 * s.median_ape, 1) + "%",
-                  fits ? "-" : FormatNumber(100 * s.p90_ape, 1) + "%",
-                  fits ? FormatNumber(100 * s.agreement, 0) + "%" : "-"});
+    table.AddRow({key, std::to_string(s.cases), percent_text(s.median_ape, 1, !fits),
+                  percent(s.median_ape, 3, !fits), percent_text(s.p90_ape, 1, !fits),
+                  percent(s.p90_ape, 3, !fits), percent_text(s.agreement, 0, fits),
+                  percent(s.agreement, 3, fits)});
+  }
+  if (o.format.format() == OutputFormat::kCsv && !o.cases) {
+    PrintTable(table, o.format);
+    return;
   }
   std::cout << fmt::format("{} cases from {}, {} rows not modelled\n\n", cases.size(), o.dir,
                            skipped.size());
-  std::cout << table.Render(OutputFormat::kTable);
+  PrintTable(table, o.format);
   Table moved({{"family", "calibrated on one GPU, predicting the others"},
                {"pairs", "pairs", true},
                {"before", "median error", true},
@@ -129,7 +147,7 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   }
   std::cout << "\n--measured, checked: each workload measured on several GPUs is calibrated on one "
                "and predicted on the others\n"
-            << moved.Render(OutputFormat::kTable);
+            << moved.Render(o.format.format(), o.format.layout());
   for (const CrossValidation& cv : validations) {
     std::string what(HoldoutName(cv.holdout));
     std::cout << "\ncross-validated, leave one " << what << " out: each " << what
@@ -137,6 +155,7 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
               << StatsTable(cv.stats, "metric / held-out " + what);
   }
   if (o.cases) {
+    // --cases with --csv prints this table alone.
     Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
                 {"measured", "measured", true}, {"predicted", "predicted", true},
                 {"error", "error", true}});
@@ -151,7 +170,12 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                    fmt::format("{}x {}", c.num_gpus, c.gpu), c.workload.model.name,
                    FormatNumber(c.measured, 3), FormatNumber(p, 3), err});
     }
-    std::cout << "\n" << rows.Render(OutputFormat::kTable);
+    if (o.format.format() == OutputFormat::kCsv) {
+      PrintTable(rows, o.format);
+      return;
+    }
+    std::cout << "\n";
+    PrintTable(rows, o.format);
   }
   if (!skipped.empty()) {
     std::cout << "\nnot modelled:\n";
@@ -184,12 +208,13 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
       "calibrate", "Score estimates against public measurements, or refit efficiency factors");
   c->require_subcommand(1);
   CLI::App* report = c->add_subcommand("report", "Median and p90 error per metric and GPU");
-  report->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+  report->add_option("--cases-dir", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   report->add_option("--extra", options->extra,
                      "Also score held-out public figures (any table of tests/calibration/; "
                      "repeatable), never fitted");
-  report->add_flag("--cases", options->cases, "List every case with its error");
+  report->add_flag("--cases", options->cases, "List every case with its error")
+      ->group(kGroupOutput);
   report->add_flag("--cross-validate", options->cross_validate,
                    "Also refit without each GPU, then without each model, and score the rows "
                    "left out (leave-one-out cross-validation)");
@@ -197,10 +222,10 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
                      "Coordinate-descent passes of each cross-validation fit (1-9)")
       ->check(CLI::Range(1, 9))
       ->capture_default_str();
-  report->add_flag("--json", options->json, "Print JSON");
+  AddFormatFlags(report, &options->format);
   report->callback([global, options]() { RunReport(*global, *options); });
   CLI::App* fit = c->add_subcommand("fit", "Fit data/efficiency.csv to the calibration cases");
-  fit->add_option("--calibration", options->dir, "Directory of calibration CSVs")
+  fit->add_option("--cases-dir", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   fit->add_option("--extra", options->extra,
                   "Held-out tables (tests/calibration/): loaded for the report, never fitted");

@@ -23,7 +23,7 @@ struct RefreshFlags {
   std::string from_dir;
   std::string save_dir;
   std::string tencent_currency = "CNY";
-  bool json = false;
+  FormatOptions format;
 };
 
 std::string_view OutcomeName(ProviderRefreshReport::Outcome outcome) {
@@ -42,8 +42,8 @@ int TotalSkipped(const ProviderRefreshReport& p) {
 }
 
 void PrintReport(const RefreshReport& report, const std::string& out_dir, bool written,
-                 bool json) {
-  if (json) {
+                 const FormatOptions& format) {
+  if (format.json) {
     nlohmann::json providers = nlohmann::json::array();
     for (const ProviderRefreshReport& p : report.providers) {
       providers.push_back({{"provider", p.provider},
@@ -64,17 +64,21 @@ void PrintReport(const RefreshReport& report, const std::string& out_dir, bool w
   }
   Table table({{"provider", "provider"},
                {"outcome", "outcome"},
-               {"types", "types priced", true},
+               {"types", "types priced", true, 0, Audience::kPeople},
+               {"types_priced", "", true, 0, Audience::kMachines},
+               {"types_in_catalog", "", true, 0, Audience::kMachines},
                {"offers", "offers", true},
-               {"priced", "priced", true},
-               {"skipped", "skipped", true}});
+               {"priced_offers", "priced", true},
+               {"skipped_rows", "skipped", true}});
   for (const ProviderRefreshReport& p : report.providers) {
     table.AddRow({p.provider, std::string(OutcomeName(p.outcome)),
                   fmt::format("{} of {}", p.types_priced, p.types_in_catalog),
+                  std::to_string(p.types_priced), std::to_string(p.types_in_catalog),
                   std::to_string(p.offers), std::to_string(p.priced_offers),
                   std::to_string(TotalSkipped(p))});
   }
-  std::cout << table.Render(OutputFormat::kTable);
+  PrintTable(table, format);
+  if (format.format() != OutputFormat::kTable) return;  // CSV and Markdown: the table only
   for (const ProviderRefreshReport& p : report.providers) {
     if (!p.message.empty()) std::cout << fmt::format("\n{} {}: {}", p.provider, OutcomeName(p.outcome), p.message);
     for (const auto& [reason, count] : p.skipped) {
@@ -100,11 +104,11 @@ void Run(const GlobalOptions& global, const RefreshFlags& flags) {
   RefreshReport report;
   Status s = RefreshCatalog(base, options, &files, &report);
   if (!s.ok()) {
-    if (!report.providers.empty()) PrintReport(report, flags.out_dir, false, flags.json);
+    if (!report.providers.empty()) PrintReport(report, flags.out_dir, false, flags.format);
     ThrowIfError(s);
   }
   ThrowIfError(WriteDirectoryAtomically(flags.out_dir, files));
-  PrintReport(report, flags.out_dir, true, flags.json);
+  PrintReport(report, flags.out_dir, true, flags.format);
   if (report.any_failed()) {
     std::vector<std::string> failed;
     for (const auto& p : report.providers) {
@@ -126,7 +130,7 @@ void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global) {
                       "Providers to refresh, comma-separated: " + Join(RefreshProviders(), ", ") +
                           " (default: all)")
       ->delimiter(',');
-  refresh->add_option("--regions", flags->regions,
+  refresh->add_option("--region", flags->regions,
                       "Regions to price, comma-separated, or 'all' (default: the regions the "
                       "catalog lists per provider)")
       ->delimiter(',');
@@ -141,7 +145,7 @@ void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global) {
   refresh->add_option("--tencent-currency", flags->tencent_currency,
                       "Currency of Tencent's answers: CNY (China site) or USD (international)")
       ->capture_default_str();
-  refresh->add_flag("--json", flags->json, "Print the summary as JSON");
+  AddFormatFlags(refresh, &flags->format);
   refresh->callback([global, flags]() { Run(*global, *flags); });
 }
 

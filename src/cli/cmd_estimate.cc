@@ -22,7 +22,7 @@ struct EstimateOptions {
   CalibrationFlags calibration;
   HardwareSpec hardware;
   bool explain = false;
-  bool json = false;
+  FormatOptions format;
   std::string jsonl;
   TaskFlags task;
 };
@@ -195,8 +195,10 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
   ThrowIfError(ResolveHardware(catalog, spec, &hw));
   Estimate e;
   ThrowIfError(EstimateWorkload(catalog, w, hw, &e));
-  if (o.json) {
+  if (o.format.json) {
     PrintJson(EstimateToJson(w, e));
+  } else if (o.format.format() != OutputFormat::kTable) {
+    PrintTable(DocumentTable(EstimateToJson(w, e)), o.format);
   } else {
     PrintText(w, e, o.explain);
   }
@@ -211,22 +213,29 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   AddWorkloadFlags(c, &options->workload);
   AddCalibrationFlags(c, &options->calibration);
   AddTaskFlag(c, &options->task);
-  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus");
+  c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus")
+      ->group(kGroupHardware);
   c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")
       ->check(FiniteNumber())
-      ->capture_default_str();
-  c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
+      ->capture_default_str()
+      ->group(kGroupHardware);
+  c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)")
+      ->group(kGroupHardware);
   c->add_option("--nodes", options->hardware.nodes, "Nodes")
       ->check(WholeIn(1, 100000, "nodes"))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kGroupHardware);
   c->add_option("--network-gbps", options->hardware.network_gbps,
                 "Network between nodes, Gbit/s per node (default: the instance's, or 200 per "
                 "GPU for SXM boards, 25 otherwise)")
-      ->check(NumberIn(0, 1e6, "Gbit/s"));
-  c->add_flag("--explain", options->explain, "Show the terms behind each number");
-  c->add_flag("--json", options->json, "Print JSON (schema cloudfit.estimate/v1)");
+      ->check(NumberIn(0, 1e6, "Gbit/s"))
+      ->group(kGroupHardware);
+  c->add_flag("--explain", options->explain, "Show the terms behind each number")
+      ->group(kGroupOutput);
+  AddFormatFlags(c, &options->format);
   c->add_option("--jsonl", options->jsonl,
-                "Read cases from a JSON Lines file ('-' for stdin), one JSON result per line");
+                "Read cases from a JSON Lines file ('-' for stdin), one JSON result per line")
+      ->group(kGroupOutput);
   c->callback([global, options]() { Run(*global, *options); });
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 struct ExplainFlags {
   WorkloadFlags workload;
-  bool json = false;
+  FormatOptions format;
 };
 
 void Run(const GlobalOptions& global, const ExplainFlags& f) {
@@ -22,7 +22,17 @@ void Run(const GlobalOptions& global, const ExplainFlags& f) {
   Workload w = BuildWorkload(f.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
   std::vector<DecisionStep> steps = WalkDecisionTree(catalog, w);
-  if (f.json) {
+  if (f.format.format() == OutputFormat::kCsv || f.format.format() == OutputFormat::kMarkdown) {
+    Table table({{"step", "#", true}, {"question", "question"}, {"answer", "answer"},
+                 {"because", "because"}});
+    int n = 1;
+    for (const DecisionStep& s : steps) {
+      table.AddRow({std::to_string(n++), s.question, s.answer, s.because});
+    }
+    PrintTable(table, f.format);
+    return;
+  }
+  if (f.format.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const DecisionStep& s : steps) {
       list.push_back({{"question", s.question}, {"answer", s.answer}, {"because", s.because}});
@@ -52,7 +62,7 @@ void AddExplainCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand(
       "explain", "Walk a workload through the selection decision tree, with the numbers");
   AddWorkloadFlags(c, &f->workload);
-  c->add_flag("--json", f->json, "Print JSON");
+  AddFormatFlags(c, &f->format);
   c->callback([global, f]() { Run(*global, *f); });
 }
 

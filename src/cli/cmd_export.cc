@@ -128,8 +128,8 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
       std::move(hooks));
   f->command = c;
   // recommend's ways of printing have no meaning here.
-  for (const char* name : {"--top", "--explain", "--why-not", "--plot", "--jsonl", "--json", "--csv",
-                           "--markdown", "--all-regions"}) {
+  for (const char* name : {"--top", "--explain", "--why-not", "--plot", "--jsonl", "--json",
+                           "--csv", "--markdown", "--wide", "--all-regions"}) {
     if (CLI::Option* option = c->get_option_no_throw(name)) c->remove_option(option);
   }
   c->add_option("--format", f->format, "skypilot, terraform or kubernetes")->required();
@@ -142,6 +142,8 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("--replicas", f->replicas, "Serving replicas, with --instance and --kind serve")
       ->capture_default_str()
       ->check(WholeIn(1, 10000, "replicas"));
+  GroupOptions(c, "Export", {"--format", "--rank", "--out", "--name", "--disk-gb", "--nodes",
+                             "--replicas"});
 }
 
 }  // namespace cloudfit::cli

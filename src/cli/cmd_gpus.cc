@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cloudfit/catalog_json.h"
+#include "util/dtype_names.h"
 #include "util/strings.h"
 
 namespace cloudfit::cli {
@@ -17,17 +18,17 @@ struct GpusOptions {
   std::string name;
   std::string vendor;
   std::string architecture;
-  std::optional<double> memory_min_gb;
+  std::optional<double> memory_min_gib;
   std::string sort = "name";
   FormatOptions format;
 };
 
-std::string Tflops(const Accelerator& a, Precision p) {
+TableCell Tflops(const Accelerator& a, Precision p) {
   auto peak = a.peak(p);
-  return peak ? FormatNumber(*peak / 1e12, 1) : "-";
+  return peak ? TableCell(FormatNumber(*peak / 1e12, 1)) : TableCell::Unknown();
 }
 
-void PrintDetail(const Accelerator& a) {
+void PrintDetail(const Accelerator& a, const FormatOptions& format) {
   Table table({{"field", "field"}, {"value", "value"}});
   table.AddRow({"name", a.name});
   table.AddRow({"aliases", Join(a.aliases, ", ")});
@@ -36,7 +37,7 @@ void PrintDetail(const Accelerator& a) {
                                                   ? ""
                                                   : " (compute " + a.compute_capability + ")")});
   table.AddRow({"form factor", a.form_factor});
-  table.AddRow({"memory", fmt::format("{} GB {}, {} GB/s", FormatNumber(a.memory_gib(), 0),
+  table.AddRow({"memory", fmt::format("{} GiB {}, {} GB/s", FormatNumber(a.memory_gib(), 0),
                                       a.memory_type,
                                       FormatNumber(a.memory_bandwidth_bytes_per_s / 1e9, 0))});
   for (int i = 0; i < kPrecisionCount; ++i) {
@@ -57,10 +58,11 @@ void PrintDetail(const Accelerator& a) {
   table.AddRow({"launched", a.launch_year ? std::to_string(a.launch_year) : "-"});
   table.AddRow({"source", a.source + " (read " + a.as_of + ")"});
   if (!a.notes.empty()) table.AddRow({"notes", a.notes});
-  std::cout << table.Render(OutputFormat::kTable);
+  PrintTable(table, format);
 }
 
-void Run(const GlobalOptions& global, const GpusOptions& options) {
+void Run(const GlobalOptions& global, GpusOptions& options) {
+  options.sort = CanonicalDtypeName(options.sort);  // bfloat16 sorts as bf16
   Catalog catalog = LoadCatalogOrThrow(global);
   if (!options.name.empty()) {
     const Accelerator* a = nullptr;
@@ -68,7 +70,7 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
     if (options.format.json) {
       PrintJson({{"schema", "cloudfit.gpu/v1"}, {"gpu", GpuToJson(*a)}});
     } else {
-      PrintDetail(*a);
+      PrintDetail(*a, options.format);
     }
     return;
   }
@@ -83,7 +85,7 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
     if (!options.architecture.empty() && ToLower(a.architecture) != ToLower(options.architecture)) {
       continue;
     }
-    if (options.memory_min_gb && a.memory_bytes / (1024.0 * 1024 * 1024) < *options.memory_min_gb) {
+    if (options.memory_min_gib && a.memory_bytes / (1024.0 * 1024 * 1024) < *options.memory_min_gib) {
       continue;
     }
     rows.push_back(&a);
@@ -108,19 +110,20 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
     PrintJson({{"schema", "cloudfit.gpus/v1"}, {"count", rows.size()}, {"gpus", list}});
     return;
   }
+  // Dense peak TFLOPS per precision (TOPS for int8); bandwidths in GB/s (10^9 bytes/s).
   Table table({{"name", "name"},
-               {"architecture", "arch"},
-               {"memory_gb", "mem GB", true},
-               {"bandwidth_gbps", "GB/s", true},
-               {"fp32_tflops", "fp32", true},
-               {"tf32_tflops", "tf32", true},
+               {"architecture", "arch", false, 6},
+               {"memory_gib", "mem GiB", true},
+               {"memory_bandwidth_gb_per_s", "GB/s", true},
+               {"fp32_tflops", "fp32", true, 3},
+               {"tf32_tflops", "tf32", true, 4},
                {"fp16_tflops", "fp16", true},
                {"bf16_tflops", "bf16", true},
-               {"fp8_tflops", "fp8", true},
-               {"int8_tops", "int8", true},
-               {"nvlink_gbps", "nvlink", true},
-               {"tdp_w", "W", true},
-               {"year", "year", true}});
+               {"fp8_tflops", "fp8", true, 2},
+               {"int8_tops", "int8", true, 5},
+               {"nvlink_gb_per_s", "nvlink", true, 7},
+               {"tdp_w", "W", true, 8},
+               {"launch_year", "year", true, 9}});
   for (const Accelerator* a : rows) {
     table.AddRow({a->name, a->architecture, FormatNumber(a->memory_gib(), 0),
                   FormatNumber(a->memory_bandwidth_bytes_per_s / 1e9, 0),
@@ -128,9 +131,9 @@ void Run(const GlobalOptions& global, const GpusOptions& options) {
                   Tflops(*a, Precision::kFp16), Tflops(*a, Precision::kBf16),
                   Tflops(*a, Precision::kFp8), Tflops(*a, Precision::kInt8),
                   FormatNumber(a->nvlink_bytes_per_s / 1e9, 0), FormatNumber(a->tdp_w, 0),
-                  a->launch_year ? std::to_string(a->launch_year) : "-"});
+                  a->launch_year ? TableCell(std::to_string(a->launch_year)) : TableCell::Unknown()});
   }
-  std::cout << table.Render(options.format.format());
+  PrintTable(table, options.format);
 }
 
 }  // namespace
@@ -140,12 +143,15 @@ void AddGpusCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand(
       "gpus", "List accelerators with their dense peak TFLOPS, memory and links, or show one");
   c->add_option("name", options->name, "Show one GPU in detail (any name or alias)");
-  c->add_option("--vendor", options->vendor, "NVIDIA or AMD");
-  c->add_option("--architecture", options->architecture, "Ampere, Hopper, Ada Lovelace, ...");
-  c->add_option("--memory-min", options->memory_min_gb, "Minimum memory, GB")
-      ->check(NumberIn(0, 1e6, "GB"));
+  c->add_option("--vendor", options->vendor, "NVIDIA or AMD")->group(kGroupFilters);
+  c->add_option("--architecture", options->architecture, "Ampere, Hopper, Ada Lovelace, ...")
+      ->group(kGroupFilters);
+  c->add_option("--gpu-memory-min", options->memory_min_gib, "Minimum memory per GPU, GiB")
+      ->check(NumberIn(0, 1e6, "GiB"))
+      ->group(kGroupFilters);
   c->add_option("--sort", options->sort, "name, memory, bandwidth, fp32, fp16, bf16, fp8, year")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kGroupOutput);
   AddFormatFlags(c, &options->format);
   c->callback([global, options]() { Run(*global, *options); });
 }

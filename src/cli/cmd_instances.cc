@@ -27,8 +27,8 @@ void AddRange(CLI::App* c, const std::string& name, std::optional<double>* min,
   c->add_option("--" + name + "-max", *max, "Maximum " + what)->check(FiniteNumber());
 }
 
-std::string PriceCell(const Offer& o) {
-  return o.price_per_hour ? FormatNumber(*o.price_per_hour, 4) : "unknown";
+TableCell PriceCell(const Offer& o) {
+  return o.price_per_hour ? TableCell(FormatNumber(*o.price_per_hour, 4)) : TableCell::Unknown();
 }
 
 void Run(const GlobalOptions& global, InstancesOptions& options) {
@@ -53,29 +53,31 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
     PrintJson(OffersToJson(offers, q.pricing));
     return;
   }
+  // Prices are per hour in the row's currency (one currency with --currency).
   Table table({{"provider", "provider"},
                {"instance_type", "instance"},
-               {"region", "region"},
+               {"region", "region", false, 1},
                {"gpu", "gpu"},
                {"gpus", "gpus", true},
-               {"gpu_memory_gib", "gpu GiB", true},
+               {"gpu_memory_gib", "gpu GiB", true, 3},
                {"vcpus", "vcpus", true},
-               {"memory_gib", "mem GiB", true},
+               {"memory_gib", "mem GiB", true, 2},
                {"price_per_hour", mode + "/h", true},
-               {"currency", "cur"},
-               {"as_of", "as of"}});
+               {"currency", "cur", false, 4},
+               {"as_of", "as of", false, 5}});
   for (const Offer& o : offers) {
     const InstanceType& t = *o.instance;
-    table.AddRow({t.provider, t.name, o.region->region, t.has_gpu() ? t.gpu_name() : "-",
+    table.AddRow({t.provider, t.name, o.region->region,
+                  t.has_gpu() ? TableCell(t.gpu_name()) : TableCell::Unknown(),
                   t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
                   t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0",
                   std::to_string(t.vcpus), FormatNumber(t.memory_gib(), 1), PriceCell(o),
                   o.currency,
                   o.region->as_of_known() ? FormatIsoDate(o.region->as_of_days) : "unknown"});
   }
-  std::cout << table.Render(options.format.format());
+  PrintTable(table, options.format);
   if (options.format.format() == OutputFormat::kTable) {
-    std::cout << "(" << offers.size() << " offers; 'unknown' = no published price, never "
+    std::cout << "(" << offers.size() << " offers; a price of '-' is not published, and never "
               << "ranked as free)\n";
   }
 }
@@ -117,6 +119,9 @@ void AddInstancesCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_flag("--per-type", q.one_per_type,
               "One offer per instance type: its first region in sort order (cheapest by price)");
   c->add_option("--top", q.top, "Show only the first N offers")->check(WholeIn(0, 1000000));
+  GroupOptions(c, kGroupPricing, {"--pricing", "--priced-only", "--currency"});
+  GroupOptions(c, kGroupOutput, {"--sort", "--desc", "--per-type", "--top"});
+  GroupOptions(c, kGroupFilters);
   AddFormatFlags(c, &options->format);
   c->callback([global, options]() { Run(*global, *options); });
 }

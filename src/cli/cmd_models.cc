@@ -16,7 +16,7 @@ struct ModelsOptions {
   FormatOptions format;
 };
 
-std::string Count(int value) { return value > 0 ? std::to_string(value) : "-"; }
+TableCell Count(int value) { return value > 0 ? TableCell(std::to_string(value)) : TableCell::Unknown(); }
 
 void Run(const GlobalOptions& global, const ModelsOptions& options) {
   Catalog catalog = LoadCatalogOrThrow(global);
@@ -36,24 +36,26 @@ void Run(const GlobalOptions& global, const ModelsOptions& options) {
     PrintJson({{"schema", "cloudfit.models/v1"}, {"count", rows.size()}, {"models", list}});
     return;
   }
+  // Parameters in billions; context in tokens; GFLOP per sample for CNNs and diffusion.
   Table table({{"name", "name"},
                {"family", "family"},
-               {"params_b", "params B", true},
-               {"active_params_b", "active B", true},
-               {"layers", "layers", true},
-               {"hidden", "hidden", true},
-               {"heads", "heads", true},
-               {"kv_heads", "kv", true},
-               {"vocab", "vocab", true},
-               {"context", "context", true},
-               {"gflops_per_sample", "GFLOP/sample", true}});
+               {"params_billions", "params B", true},
+               {"active_params_billions", "active B", true, 2},
+               {"layers", "layers", true, 3},
+               {"hidden", "hidden", true, 5},
+               {"heads", "heads", true, 6},
+               {"kv_heads", "kv", true, 7},
+               {"vocab", "vocab", true, 8},
+               {"context_tokens", "context", true, 4},
+               {"gflop_per_sample", "GFLOP/sample", true, 1}});
   for (const Model* m : rows) {
     table.AddRow({m->name, m->family, FormatNumber(m->params / 1e9, 3),
                   FormatNumber(m->active_params / 1e9, 3), Count(m->layers), Count(m->hidden),
                   Count(m->heads), Count(m->kv_heads), Count(m->vocab), Count(m->context),
-                  m->gflops_per_sample ? FormatNumber(*m->gflops_per_sample, 1) : "-"});
+                  m->gflops_per_sample ? TableCell(FormatNumber(*m->gflops_per_sample, 1))
+                                       : TableCell::Unknown()});
   }
-  std::cout << table.Render(options.format.format());
+  PrintTable(table, options.format);
 }
 
 }  // namespace
@@ -63,7 +65,8 @@ void AddModelsCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand("models", "List the model zoo, or show one model");
   c->add_option("name", options->name, "Show one model (any name or alias)");
   c->add_option("--family", options->family,
-                "decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech");
+                "decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech")
+      ->group(kGroupFilters);
   AddFormatFlags(c, &options->format);
   c->callback([global, options]() { Run(*global, *options); });
 }

@@ -35,7 +35,7 @@ struct MonitorFlags {
   std::string svg;
   std::string instance;
   std::string pricing = "ondemand";
-  bool json = false;
+  FormatOptions format;
   bool no_gpu = false;
 };
 
@@ -84,8 +84,8 @@ void Run(const GlobalOptions& global, const MonitorFlags& f, bool pid_given) {
   if (pid_given && !std::filesystem::exists("/proc/" + std::to_string(f.pid))) {
     throw CliError{"--pid: no process with pid " + std::to_string(f.pid)};
   }
-  CheckOutputPath("--csv", f.csv);
-  CheckOutputPath("--svg", f.svg);
+  CheckOutputPath("--samples-csv", f.csv);
+  CheckOutputPath("--plot", f.svg);
   Catalog catalog = LoadCatalogOrThrow(global);
   if (!f.instance.empty()) {
     const InstanceType* found = nullptr;
@@ -124,11 +124,13 @@ void Run(const GlobalOptions& global, const MonitorFlags& f, bool pid_given) {
   advice_options.pricing = pricing;
   MonitorSummary summary = Summarize(recording);
   std::vector<Advice> advice = AdviseFromSamples(recording, advice_options);
-  if (!f.csv.empty()) WriteOutput("--csv", f.csv, MonitorCsv(recording));
-  if (!f.svg.empty()) WriteOutput("--svg", f.svg, MonitorSvg(recording));
+  if (!f.csv.empty()) WriteOutput("--samples-csv", f.csv, MonitorCsv(recording));
+  if (!f.svg.empty()) WriteOutput("--plot", f.svg, MonitorSvg(recording));
   std::cout.flush();
-  if (f.json) {
+  if (f.format.json) {
     PrintJson(MonitorJson(recording, summary, advice));
+  } else if (f.format.format() != OutputFormat::kTable) {
+    PrintTable(DocumentTable(MonitorJson(recording, summary, advice)), f.format);
   } else {
     std::cout << MonitorText(recording, summary, advice);
   }
@@ -158,16 +160,18 @@ void AddMonitorCommand(CLI::App* app, const GlobalOptions* global) {
                 "Stop after this many seconds (the command gets SIGTERM); 0 = until it ends")
       ->check(FiniteNumber())
       ->capture_default_str();
-  c->add_option("--csv", flags->csv,
-                "Write the samples to this CSV file: one row per sample, columns per GPU");
-  c->add_option("--svg", flags->svg, "Write a plot of GPU, CPU and memory use over time (SVG)");
+  c->add_option("--samples-csv", flags->csv,
+                "Write the samples to this CSV file: one row per sample, columns per GPU")
+      ->group(kGroupOutput);
+  c->add_option("--plot", flags->svg, "Write a plot of GPU, CPU and memory use over time (SVG)")
+      ->group(kGroupOutput);
   c->add_option("--instance", flags->instance,
                 "The instance type the job runs on, for the advice (default: from the GPUs seen)");
   c->add_option("--pricing", flags->pricing,
                 "Prices compared in the advice: ondemand, spot, reserved-1y, reserved-3y")
       ->capture_default_str();
   c->add_flag("--no-gpu", flags->no_gpu, "Do not sample GPUs even when NVML is present");
-  c->add_flag("--json", flags->json, "Print the summary and advice as JSON (cloudfit.monitor/v1)");
+  AddFormatFlags(c, &flags->format);
   c->add_option("command", flags->command, "The command to run and its arguments, after --");
   c->callback([global, flags, pid]() { Run(*global, *flags, pid->count() > 0); });
 }

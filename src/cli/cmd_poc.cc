@@ -18,7 +18,7 @@ namespace {
 
 struct PocFlags {
   PocOptions options;
-  bool json = false;
+  FormatOptions format;
   bool quiet = false;
 };
 
@@ -60,8 +60,10 @@ void Run(PocFlags& f, bool gpus_given) {
     SignalCatcher catcher;
     ThrowIfError(RunPoc(o, &result));
   }
-  if (f.json) {
+  if (f.format.json) {
     PrintJson(PocJson(result));
+  } else if (f.format.format() != OutputFormat::kTable) {
+    PrintTable(DocumentTable(PocJson(result)), f.format);
   } else {
     std::cout << PocText(result);
   }
@@ -103,7 +105,7 @@ void AddPocCommand(CLI::App* app, const GlobalOptions* /*global*/) {
       ->check(FiniteNumber())
       ->capture_default_str();
   c->add_flag("--quiet", flags->quiet, "Do not echo the command's output (to stderr)");
-  c->add_flag("--json", flags->json, "Print JSON (cloudfit.poc/v1)");
+  AddFormatFlags(c, &flags->format);
   c->add_option("command", o.command, "The training command and its arguments, after --");
   c->callback([flags, gpus]() { Run(*flags, gpus->count() > 0); });
 }

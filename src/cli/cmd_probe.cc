@@ -22,7 +22,7 @@ struct ProbeFlags {
   bool quick = false;
   bool cpu_only = false;
   bool quiet = false;
-  bool json = false;
+  FormatOptions format;
   int threads = 0;
   std::string path;
   double read_mib = 1024;
@@ -83,8 +83,10 @@ void RunProbe(const GlobalOptions& global, const ProbeFlags& f) {
     Status s = WriteFileAtomically(f.out, document.dump(2) + "\n");
     if (!s.ok()) throw CliError{"--out: " + s.message()};
   }
-  if (f.json) {
+  if (f.format.json) {
     PrintJson(document);
+  } else if (f.format.format() != OutputFormat::kTable) {
+    PrintTable(DocumentTable(document), f.format);
   } else {
     std::cout << FormatProbeText(catalog, result);
     if (!f.out.empty()) {
@@ -103,7 +105,7 @@ void AddProbeCommand(CLI::App* app, const GlobalOptions* global) {
       "Measure this machine (CPU GEMM, memory bandwidth, a path's read speed, every NVIDIA GPU) "
       "and compare with the catalog's peaks");
   cmd->add_flag("--quick", flags->quick, "Smaller problems: seconds instead of a minute");
-  cmd->add_flag("--cpu-only", flags->cpu_only, "Skip the GPUs");
+  cmd->add_flag("--no-gpu", flags->cpu_only, "Skip the GPUs");
   cmd->add_option("--threads", flags->threads, "CPU threads to use (default: every usable CPU)");
   cmd->add_option("--path", flags->path,
                   "Measure the read throughput of this file or directory (e.g. the data set)");
@@ -111,7 +113,7 @@ void AddProbeCommand(CLI::App* app, const GlobalOptions* global) {
       ->check(FiniteNumber())
       ->capture_default_str();
   cmd->add_option("--out", flags->out, "Also write the JSON result to this file");
-  cmd->add_flag("--json", flags->json, "Print JSON (cloudfit.probe/v1)");
+  AddFormatFlags(cmd, &flags->format);
   cmd->add_flag("--quiet", flags->quiet, "No progress lines on stderr");
   cmd->callback([flags, global] { RunProbe(*global, *flags); });
 }

@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/request_flags.h"
+#include "cli/terminal.h"
 #include "cloudfit/recommend.h"
 #include "cloudfit/recommend_report.h"
 #include "cloudfit/request.h"
@@ -60,23 +61,41 @@ void PrintCosts(const Candidate& c, const std::string& currency, bool explain) {
 
 void PrintText(const Workload& w, const RecommendOptions& o, const Recommendation& r,
                const FormatOptions& format, bool explain) {
-  std::cout << fmt::format("recommend: {} {} ({}), objective {}; {} hardware choices estimated, {} priced offers feasible\n",
-                           w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
-                           NumericFormatName(w.precision), ObjectiveName(o.objective),
-                           r.candidates_considered, r.ranked.size());
+  PrintNote(fmt::format("recommend: {} {} ({}), objective {}; {} hardware choices estimated, {} "
+                        "priced offers feasible",
+                        w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
+                        NumericFormatName(w.precision), ObjectiveName(o.objective),
+                        r.candidates_considered, r.ranked.size()),
+            format);
   if (format.format() == OutputFormat::kTable && !w.assumptions.empty()) {
     std::cout << "assumptions (give the field to change one):\n";
     for (const Assumption& a : w.assumptions) {
       std::cout << fmt::format("  {} = {}: {}\n", a.field, a.value, a.why);
     }
   }
-  std::cout << RecommendationTable(r, o.currency, o.top).Render(format.format());
-  if (format.format() != OutputFormat::kTable) return;
+  std::vector<std::string> table_warnings;
+  Table table = RecommendationTable(r, o.currency, o.top, &table_warnings);
+  // The recommender's note on old prices (src/recommend/explanations.cc, "stale prices: ...")
+  // concerns every price in the table: it is said above it, with the other shared warnings.
+  std::vector<std::string> notes;
+  for (const std::string& n : r.notes) {
+    if (n.rfind("stale prices:", 0) == 0) table_warnings.push_back(n);
+    else notes.push_back(n);
+  }
+  // A program reading CSV gets every warning in each row; people get the shared ones once.
+  for (const std::string& warning : table_warnings) PrintTableWarning(warning, format);
+  PrintTable(table, format);
+  if (format.format() != OutputFormat::kTable) {
+    for (const std::string& n : notes) PrintNote("note: " + n, format);
+    return;
+  }
   if (!r.ranked.empty()) {
     const Candidate& best = r.ranked.front();
     std::cout << "\nwhy #1:\n";
     for (const std::string& reason : best.reasons) std::cout << "  " << reason << "\n";
-    for (const std::string& warning : best.warnings) std::cout << "  warning: " << warning << "\n";
+    for (const std::string& warning : best.warnings) {
+      std::cout << "  " << Styled("warning: " + warning, "33", format.colour()) << "\n";
+    }
     PrintCosts(best, o.currency, explain);
     if (best.autoscaling) {
       const AutoscalingPolicy& a = *best.autoscaling;
@@ -94,7 +113,7 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
     for (const auto& [reason, count] : rejected) std::cout << fmt::format(" {} {};", count, reason);
     std::cout << "\n('*' marks the time-versus-cost Pareto front; --why-not TYPE explains one)\n";
   }
-  for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";
+  for (const std::string& n : notes) std::cout << "note: " << n << "\n";
 }
 
 // One JSON Lines request: the line's fields and options over the command line's options.

@@ -4,7 +4,10 @@
 #include <exception>
 #include <iostream>
 
+#include <algorithm>
+
 #include "cli/cli_common.h"
+#include "cli/vocabulary.h"
 #include "util/strings.h"
 
 namespace {
@@ -39,8 +42,11 @@ int Run(int argc, char** argv) {
   AddExportCommand(&app, &global);
   AddCompletionCommands(&app);
 
+  std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  args = RewriteDeprecatedFlags(app, args, std::cerr);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -49,16 +55,9 @@ int Run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
-    // CLI11 reports an unknown command as a missing one; name it instead.
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      std::vector<std::string> commands;
-      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-        commands.push_back(sub->get_name());
-      }
-      message = "unknown command '" + std::string(argv[1]) + "'" +
-                cloudfit::DidYouMean(cloudfit::ClosestNames(argv[1], commands)) +
-                " Commands: " + cloudfit::Join(commands, ", ");
-    }
+    // CLI11 names an unknown word without a suggestion, or an unknown command as a missing one.
+    std::string unknown = ExplainUnknownWord(app, args);
+    if (!unknown.empty()) message = unknown;
     std::cerr << "cloudfit: error: " << message << "\nRun 'cloudfit --help' for usage.\n";
     return kExitError;
   } catch (const CliError& e) {

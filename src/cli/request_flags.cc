@@ -54,8 +54,8 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
   Value(c, f, "--deadline-hours", "deadline_hours", "The job must finish within this");
   Value(c, f, "--budget", "budget", "Most the job may cost, in --currency (serving: a month)");
   if (ranking) {
-    Value(c, f, "--min-gpus", "min_gpus", "Fewest GPUs per candidate (all nodes)");
-    Value(c, f, "--max-gpus", "max_gpus", "Most GPUs per candidate (all nodes)");
+    Value(c, f, "--total-gpus-min", "min_gpus", "Fewest GPUs per candidate, all nodes together");
+    Value(c, f, "--total-gpus-max", "max_gpus", "Most GPUs per candidate, all nodes together");
   }
   List(c, f, "--pricing", "pricing",
        ranking ? "Pricing modes: ondemand, spot, reserved-1y, reserved-3y (default ondemand,spot; "
@@ -64,7 +64,7 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
   if (ranking) Flag(c, f, "--no-cpu", "include_cpu", false, "Leave out CPU-only instances");
   Flag(c, f, "--no-spot", "spot", false, "Leave out spot pricing");
   if (ranking) {
-    Value(c, f, "--max-nodes", "max_nodes",
+    Value(c, f, "--nodes-max", "max_nodes",
           "Nodes per candidate, up to (training, rendering; default 1)");
   }
   Value(c, f, "--currency", "currency", "Currency of prices and budget (default USD)");

@@ -20,7 +20,8 @@ void AddTaskFlag(CLI::App* command, TaskFlags* flags) {
   command->add_option("--task", flags->file,
                       "A SkyPilot task YAML: its resources (accelerators, infra or cloud and "
                       "region, use_spot, cpus, memory, instance_type) narrow the choice")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->group(kGroupHardware);
 }
 
 void ApplyTaskFlags(const Catalog& catalog, const TaskFlags& flags, bool pricing_given,

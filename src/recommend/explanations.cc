@@ -233,7 +233,7 @@ void AddMemoryHints(const RecommendContext& ctx, Recommendation* out) {
   }
   FitHint hint;
   hint.note = "nothing fits as asked, not even with QLoRA on " + biggest->name +
-              ": raise --max-nodes for more GPUs";
+              ": raise --nodes-max for more GPUs";
   out->notes.push_back(hint.note);
   // The largest node count the options accept is 64; the hint is only an action below it.
   if (ctx.options.max_nodes < 64) {

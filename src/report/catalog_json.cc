@@ -87,7 +87,7 @@ nlohmann::json OfferToJson(const Offer& o) {
                                : nlohmann::json(InterconnectName(t.interconnect))},
           {"local_disk_gb", t.local_disk_bytes / 1e9},
           {"price_per_hour", o.price_per_hour ? nlohmann::json(*o.price_per_hour) : nullptr},
-          {"currency", o.currency},
+          {"currency", o.currency.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.currency)},
           {"as_of", o.region->as_of_known() ? nlohmann::json(FormatIsoDate(o.region->as_of_days))
                                             : nlohmann::json(nullptr)},
           {"source", o.region->source}};
@@ -104,7 +104,8 @@ nlohmann::json OffersToJson(const std::vector<Offer>& offers, PricingMode pricin
 }
 
 nlohmann::json CatalogSummaryToJson(const CatalogSummary& s) {
-  auto date = [](int days) { return days ? FormatIsoDate(days) : std::string("-"); };
+  // An unknown date (a provider without priced offers) is null, as everywhere.
+  auto date = [](int days) { return days ? nlohmann::json(FormatIsoDate(days)) : nlohmann::json(nullptr); };
   nlohmann::json providers = nlohmann::json::array();
   for (const ProviderSummary& p : s.providers) {
     providers.push_back({{"provider", p.provider},

@@ -81,7 +81,7 @@ Table ComparisonTable(const Comparison& c, const RecommendOptions& o) {
   columns.push_back({"risk", "spot interrupted"});
   Table table(columns);
   for (const CompareEntry& e : c.entries) {
-    std::vector<std::string> row = {e.choice.label, Gpus(e.choice)};
+    std::vector<TableCell> row = {e.choice.label, Gpus(e.choice)};
     if (e.estimate) {
       const Estimate& est = *e.estimate;
       row.push_back(fmt::format("{:.1f}/{:.1f}{}", est.memory.total_bytes() / kGiB,

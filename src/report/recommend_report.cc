@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cloudfit/estimate_json.h"
+#include "util/date.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -62,7 +63,9 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
       {"pareto", c.pareto},
       {"reasons", c.reasons},
       {"warnings", c.warnings},
-      {"price_as_of", c.region ? nlohmann::json(c.region->as_of_days) : nlohmann::json(nullptr)}};
+      {"price_as_of", c.region && c.region->as_of_known()
+                          ? nlohmann::json(FormatIsoDate(c.region->as_of_days))
+                          : nlohmann::json(nullptr)}};
   // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
   nlohmann::json full = EstimateToJson(Workload(), e);
   j["memory"] = full["memory"];
@@ -114,7 +117,7 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
   for (PricingMode m : o.pricing) options["pricing"].push_back(PricingModeName(m));
   if (w.is_service()) options["serving_hours"] = o.serving_hours;
   if (o.fixed_hours) options["hours"] = *o.fixed_hours;
-  nlohmann::json document = {{"schema", "cloudfit.recommend/v1"},
+  nlohmann::json document = {{"schema", "cloudfit.recommend/v2"},
           {"workload",
            {{"kind", WorkloadKindName(w.kind)},
             {"model", w.model.name},
@@ -145,22 +148,55 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
   return document;
 }
 
-Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top) {
-  Table table({{"rank", "#", true},
-               {"instance", "instance"},
-               {"provider", "provider"},
-               {"region", "region"},
+Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top,
+                          std::vector<std::string>* table_warnings) {
+  std::string cur = ToLower(currency);
+  Table table({{"rank", "#", true, 0, Audience::kPeople},
+               {"rank", "rank", true, 0, Audience::kMachines},
+               {"pareto", "pareto", false, 0, Audience::kMachines},
+               {"instance_type", "instance"},
+               {"provider", "provider", false, 3},
+               {"region", "region", false, 2},
                {"pricing", "pricing"},
-               {"gpus", "gpus"},
+               {"gpus", "gpus", false, 0, Audience::kPeople},
+               {"gpu", "gpu", false, 0, Audience::kMachines},
+               {"gpus", "gpus", true, 0, Audience::kMachines},
+               {"nodes", "nodes", true, 0, Audience::kMachines},
+               {"replicas", "replicas", true, 0, Audience::kMachines},
                {"hours", "time h", true},
-               {"throughput", "throughput", true},
-               {"memory", "mem GiB", true},
-               {"price_per_hour", currency + "/h", true},
-               {"total", "total " + currency, true},
-               {"per_unit", "per unit", true},
-               {"bottleneck", "bottleneck"},
-               {"warnings", "warnings"}});
-  for (size_t i = 0; i < r.ranked.size() && (top == 0 || i < top); ++i) {
+               {"throughput", "throughput", true, 5, Audience::kPeople},
+               {"throughput", "throughput", true, 0, Audience::kMachines},
+               {"throughput_unit", "throughput unit", false, 0, Audience::kMachines},
+               {"memory", "mem GiB", true, 4, Audience::kPeople},
+               {"memory_used_gib", "memory used GiB", true, 0, Audience::kMachines},
+               {"memory_capacity_gib", "memory capacity GiB", true, 0, Audience::kMachines},
+               {"price_" + cur + "_per_hour", currency + "/h", true},
+               {"total_cost_" + cur, "total " + currency, true},
+               {"per_unit", "per unit", true, 6, Audience::kPeople},
+               {"cost_per_unit_" + cur, "cost per unit", true, 0, Audience::kMachines},
+               {"unit", "unit", false, 0, Audience::kMachines},
+               {"bottleneck", "bottleneck", false, 8},
+               {"price_as_of", "price as of", false, 7},
+               {"warnings", "warnings", false, 1, Audience::kPeople},
+               {"warnings", "warnings", false, 0, Audience::kMachines}});
+  size_t shown = 0;
+  for (size_t i = 0; i < r.ranked.size() && (top == 0 || i < top); ++i) ++shown;
+  // Warnings every shown row carries (when more than one row is shown).
+  std::vector<std::string> common;
+  if (shown > 1) {
+    for (const std::string& w : r.ranked[0].warnings) {
+      bool everywhere = true;
+      for (size_t i = 1; i < shown && everywhere; ++i) {
+        const auto& ws = r.ranked[i].warnings;
+        everywhere = std::find(ws.begin(), ws.end(), w) != ws.end();
+      }
+      if (everywhere && std::find(common.begin(), common.end(), w) == common.end()) {
+        common.push_back(w);
+      }
+    }
+  }
+  if (table_warnings != nullptr) *table_warnings = common;
+  for (size_t i = 0; i < shown; ++i) {
     const Candidate& c = r.ranked[i];
     const Estimate& e = *c.estimate;
     std::string gpus = c.instance->has_gpu()
@@ -168,23 +204,43 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                            : "cpu";
     if (c.nodes > 1) gpus += fmt::format(" ({} nodes)", c.nodes);
     if (c.replicas > 1) gpus += fmt::format(" ({} replicas)", c.replicas);
-    std::string warnings = c.warnings.empty() ? "" : c.warnings.front();
-    if (c.warnings.size() > 1) warnings += fmt::format(" (+{})", c.warnings.size() - 1);
-    table.AddRow({std::to_string(i + 1) + (c.pareto ? "*" : ""), c.instance->name,
-                  c.instance->provider, c.region->region, std::string(PricingModeName(c.mode)),
-                  gpus, FormatNumber(c.hours, 2),
+    std::vector<std::string> row_warnings;
+    for (const std::string& w : c.warnings) {
+      bool hoisted = table_warnings != nullptr &&
+                     std::find(common.begin(), common.end(), w) != common.end();
+      if (!hoisted) row_warnings.push_back(w);
+    }
+    std::string warnings = row_warnings.empty() ? "" : row_warnings.front();
+    if (row_warnings.size() > 1) warnings += fmt::format(" (+{})", row_warnings.size() - 1);
+    auto number = [](const std::optional<double>& v, int digits) {
+      return v ? TableCell(FormatNumber(*v, digits)) : TableCell::Unknown();
+    };
+    table.AddRow({std::to_string(i + 1) + (c.pareto ? "*" : ""), std::to_string(i + 1),
+                  c.pareto ? "true" : "false", c.instance->name, c.instance->provider,
+                  c.region->region, std::string(PricingModeName(c.mode)), gpus,
+                  c.instance->has_gpu() ? TableCell(c.instance->gpu_name()) : TableCell::Unknown(),
+                  FormatNumber(c.total_gpus(), 3), std::to_string(c.nodes),
+                  std::to_string(c.replicas), FormatNumber(c.hours, 2),
                   FormatNumber(e.throughput, 1) + " " + e.throughput_unit,
+                  FormatNumber(e.throughput, 3), e.throughput_unit,
                   fmt::format("{:.1f}/{:.1f}", e.memory.total_bytes() / kGiB,
                               e.memory.capacity_bytes / kGiB),
-                  FormatNumber(*c.price_per_hour, 3),
-                  *c.total_cost > 0 && *c.total_cost < 0.1 ? fmt::format("{:.2g}", *c.total_cost)
-                                                           : FormatNumber(*c.total_cost, 2),
-                  c.cost_per_unit ? (*c.cost_per_unit > 0 && *c.cost_per_unit < 0.001
-                                         ? fmt::format("{:.2g}", *c.cost_per_unit)
-                                         : FormatNumber(*c.cost_per_unit, 4)) +
-                                        "/" + c.unit
-                                  : "-",
-                  e.bottleneck, warnings});
+                  FormatNumber(e.memory.total_bytes() / kGiB, 3),
+                  FormatNumber(e.memory.capacity_bytes / kGiB, 3),
+                  number(c.price_per_hour, 3),
+                  c.total_cost && *c.total_cost > 0 && *c.total_cost < 0.1
+                      ? TableCell(fmt::format("{:.2g}", *c.total_cost))
+                      : number(c.total_cost, 2),
+                  c.cost_per_unit ? TableCell((*c.cost_per_unit > 0 && *c.cost_per_unit < 0.001
+                                                   ? fmt::format("{:.2g}", *c.cost_per_unit)
+                                                   : FormatNumber(*c.cost_per_unit, 4)) +
+                                              "/" + c.unit)
+                                  : TableCell::Unknown(),
+                  number(c.cost_per_unit, 6), c.unit, e.bottleneck,
+                  c.region->as_of_known() ? TableCell(FormatIsoDate(c.region->as_of_days))
+                                          : TableCell::Unknown(),
+                  // People read the first warning not said above the table; machines get all.
+                  warnings, Join(c.warnings, "; ")});
   }
   return table;
 }

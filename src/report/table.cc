@@ -12,15 +12,6 @@ namespace cloudfit {
 
 namespace {
 
-// Display width in terminal columns: count code points, not bytes.
-size_t DisplayWidth(std::string_view s) {
-  size_t width = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++width;
-  }
-  return width;
-}
-
 std::string Pad(std::string_view s, size_t width, bool right) {
   size_t w = DisplayWidth(s);
   std::string padding(width > w ? width - w : 0, ' ');
@@ -37,15 +28,57 @@ std::string MarkdownEscape(std::string_view s) {
   return out;
 }
 
+// What people see in a cell: "-" for an unknown value.
+const std::string& PeopleText(const TableCell& cell) {
+  static const std::string kDash = "-";
+  return cell.unknown ? kDash : cell.text;
+}
+
+// The narrowest a cut last column may get before hiding another column is the better choice.
+constexpr size_t kMinCutWidth = 12;
+
 }  // namespace
 
-void Table::AddRow(std::vector<std::string> cells) {
+size_t DisplayWidth(std::string_view s) {
+  size_t width = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++width;
+  }
+  return width;
+}
+
+std::string TruncateToWidth(std::string_view s, size_t width) {
+  if (DisplayWidth(s) <= width) return std::string(s);
+  if (width == 0) return "";
+  std::string out;
+  size_t used = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) != 0x80) {
+      if (used + 1 == width) break;
+      ++used;
+    }
+    out += s[i];
+  }
+  return out + "\xe2\x80\xa6";  // U+2026 HORIZONTAL ELLIPSIS
+}
+
+void Table::AddRow(std::vector<TableCell> cells) {
   assert(cells.size() == columns_.size());
-  cells.resize(columns_.size());
+  cells.resize(columns_.size(), TableCell(""));
   rows_.push_back(std::move(cells));
 }
 
-std::string Table::Render(OutputFormat format) const {
+std::vector<size_t> Table::ColumnsFor(Audience audience) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    Audience a = columns_[i].audience;
+    if (a == Audience::kEveryone || a == audience) out.push_back(i);
+  }
+  return out;
+}
+
+std::string Table::Render(OutputFormat format, const TextLayout& layout) const {
   switch (format) {
     case OutputFormat::kCsv:
       return RenderCsv();
@@ -55,45 +88,89 @@ std::string Table::Render(OutputFormat format) const {
     case OutputFormat::kJson:
       break;
   }
-  return RenderText();
+  return RenderText(layout);
 }
 
-std::string Table::RenderText() const {
-  std::vector<size_t> widths;
-  for (const Column& c : columns_) widths.push_back(DisplayWidth(c.title));
-  for (const auto& row : rows_) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], DisplayWidth(row[i]));
+std::string Table::RenderText(const TextLayout& layout) const {
+  std::vector<size_t> shown = ColumnsFor(Audience::kPeople);
+  std::vector<size_t> widths(columns_.size(), 0);
+  for (size_t i : shown) {
+    widths[i] = DisplayWidth(columns_[i].title);
+    for (const auto& row : rows_) widths[i] = std::max(widths[i], DisplayWidth(PeopleText(row[i])));
+  }
+  auto total = [&]() {
+    size_t sum = shown.empty() ? 0 : 2 * (shown.size() - 1);
+    for (size_t i : shown) sum += widths[i];
+    return sum;
+  };
+  // Narrow to the terminal: cut a wide last text column down to kMinCutWidth, then hide the
+  // least important columns (highest priority number, rightmost first) until the rest fit.
+  std::vector<std::string> hidden;
+  size_t last_width = 0;  // 0 = the last column is not cut
+  if (layout.max_width > 0) {
+    auto cut_last = [&]() -> bool {
+      size_t last = shown.back();
+      if (columns_[last].right_align) return false;
+      size_t others = total() - widths[last];
+      if (others + kMinCutWidth > layout.max_width) return false;
+      last_width = std::min(widths[last], layout.max_width - others);
+      return true;
+    };
+    while (!shown.empty() && total() > layout.max_width && !cut_last()) {
+      size_t victim = shown.size();
+      for (size_t k = 0; k < shown.size(); ++k) {
+        int p = columns_[shown[k]].priority;
+        if (p > 0 && (victim == shown.size() || p >= columns_[shown[victim]].priority)) victim = k;
+      }
+      if (victim == shown.size()) break;  // nothing left to hide
+      hidden.push_back(columns_[shown[victim]].title);
+      shown.erase(shown.begin() + static_cast<std::ptrdiff_t>(victim));
+    }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (i > 0) out += "  ";
-      bool last = i + 1 == cells.size();
-      out += last && !columns_[i].right_align ? cells[i]
-                                              : Pad(cells[i], widths[i], columns_[i].right_align);
+    for (size_t k = 0; k < shown.size(); ++k) {
+      size_t i = shown[k];
+      if (k > 0) out += "  ";
+      bool last = k + 1 == shown.size();
+      std::string cell = last && last_width > 0 ? TruncateToWidth(cells[i], last_width) : cells[i];
+      out += last && !columns_[i].right_align ? cell : Pad(cell, widths[i], columns_[i].right_align);
     }
-    return out + "\n";
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
   };
   std::vector<std::string> titles;
   for (const Column& c : columns_) titles.push_back(c.title);
-  std::string out = line(titles);
-  for (const auto& row : rows_) out += line(row);
+  std::string header = line(titles);
+  std::string out = layout.colour ? "\033[1m" + header + "\033[0m\n" : header + "\n";
+  for (const auto& row : rows_) {
+    std::vector<std::string> cells;
+    for (const TableCell& cell : row) cells.push_back(PeopleText(cell));
+    out += line(cells) + "\n";
+  }
+  if (!hidden.empty()) {
+    std::string names;
+    for (const std::string& h : hidden) names += (names.empty() ? "" : ", ") + h;
+    out += "(hidden to fit " + std::to_string(layout.max_width) + " columns: " + names +
+           "; --wide shows every column)\n";
+  }
   return out;
 }
 
 std::string Table::RenderCsv() const {
   // Appended piece by piece: `"," + std::string` made GCC 12 warn (-Wrestrict, a false positive
   // of its string inlining, GCC bug 105329) and built a temporary for every cell.
+  std::vector<size_t> shown = ColumnsFor(Audience::kMachines);
   std::string out;
-  for (size_t i = 0; i < columns_.size(); ++i) {
-    if (i > 0) out += ',';
-    out += CsvEscape(columns_[i].key);
+  for (size_t k = 0; k < shown.size(); ++k) {
+    if (k > 0) out += ',';
+    out += CsvEscape(columns_[shown[k]].key);
   }
   out += "\n";
   for (const auto& row : rows_) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CsvEscape(row[i]);
+    for (size_t k = 0; k < shown.size(); ++k) {
+      if (k > 0) out += ',';
+      out += CsvEscape(row[shown[k]].text);
     }
     out += "\n";
   }
@@ -101,20 +178,21 @@ std::string Table::RenderCsv() const {
 }
 
 std::string Table::RenderMarkdown() const {
+  std::vector<size_t> shown = ColumnsFor(Audience::kPeople);
   std::string out = "|";
-  for (const Column& c : columns_) {
+  for (size_t i : shown) {
     out += ' ';
-    out += MarkdownEscape(c.title);
+    out += MarkdownEscape(columns_[i].title);
     out += " |";
   }
   out += "\n|";
-  for (const Column& c : columns_) out += c.right_align ? "---:|" : "---|";
+  for (size_t i : shown) out += columns_[i].right_align ? "---:|" : "---|";
   out += "\n";
   for (const auto& row : rows_) {
     out += "|";
-    for (const std::string& cell : row) {
+    for (size_t i : shown) {
       out += ' ';
-      out += MarkdownEscape(cell);
+      out += MarkdownEscape(PeopleText(row[i]));
       out += " |";
     }
     out += "\n";

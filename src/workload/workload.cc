@@ -8,6 +8,7 @@
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hf_config.h"
+#include "util/dtype_names.h"
 #include "util/file.h"
 #include "util/strings.h"
 #include "util/validate.h"
@@ -110,6 +111,15 @@ Setter Choice(const char* field, Enum Workload::*member,
   };
 }
 
+// Reads framework spellings of a dtype (float16, bfloat16) as the short names.
+Setter CanonicalDtype(Setter setter) {
+  return [=](Workload* w, const std::string& value) {
+    std::string canonical = CanonicalDtypeName(value);
+    Status s = setter(w, canonical);
+    return s.ok() ? s : setter(w, value);  // the error names the value as given
+  };
+}
+
 // An architecture number over the model; `whole` for counts and widths, which become ints.
 Setter Architecture(const char* field, double min, double max, bool whole = true) {
   return [=](Workload* w, const std::string& value) {
@@ -184,15 +194,17 @@ const std::vector<FieldSpec>& Specs() {
       {"experts_per_token", "experts active per token", Architecture("experts_per_token", 1, 10000)},
       {"gflops_per_sample", "forward GFLOPs per sample (CNNs, diffusion)",
        Architecture("gflops_per_sample", 1e-9, 1e9, false)},
-      {"precision", "fp32, tf32, fp16, bf16 (mixed precision when training), fp8, int8, int4",
-       Choice<NumericFormat>("precision", &Workload::precision,
+      {"precision",
+       "fp32, tf32, fp16, bf16 (mixed precision when training), fp8, int8, int4; float16, "
+       "bfloat16, float32 too",
+       CanonicalDtype(Choice<NumericFormat>("precision", &Workload::precision,
                              {{"fp32", NumericFormat::kFp32},
                               {"tf32", NumericFormat::kTf32},
                               {"fp16", NumericFormat::kFp16},
                               {"bf16", NumericFormat::kBf16},
                               {"fp8", NumericFormat::kFp8},
                               {"int8", NumericFormat::kInt8},
-                              {"int4", NumericFormat::kInt4}})},
+                              {"int4", NumericFormat::kInt4}}))},
       {"batch", "global batch, samples per optimizer step",
        Integer("batch", &Workload::global_batch, 1, 1000000000, "samples")},
       {"micro_batch", "samples per device per forward pass",
