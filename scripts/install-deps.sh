@@ -7,6 +7,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  # `catalog refresh` fetches prices with libcurl (opened at run time; the headers are for the
+  # build) and signs requests with OpenSSL's libcrypto.
+  libcurl4-openssl-dev libssl-dev
   # `cloudfit probe` measures CPU GEMM through OpenBLAS when present (opened at run time).
   libopenblas0-pthread
 )

@@ -116,10 +116,12 @@ TEST(BuiltInCatalogTest, PricedProvidersHaveTwoRegionsWithDifferentPrices) {
   }
 }
 
-TEST(BuiltInCatalogTest, NoPriceIsZeroAndEveryRowIsDated) {
+TEST(BuiltInCatalogTest, NoPriceIsZeroAndEveryPriceIsDatedOrSaysItsDateIsUnknown) {
   for (const InstanceType& t : BuiltIn().instances()) {
     for (const RegionPrice& r : t.regions) {
-      EXPECT_GT(r.as_of_days, 0) << t.name;
+      if (r.any_price() && !r.as_of_known()) {
+        EXPECT_NE(r.notes.find("price date unknown"), std::string::npos) << t.name << " " << r.region;
+      }
       EXPECT_FALSE(r.source.empty()) << t.name;
       for (const auto& p : r.per_hour) {
         if (p) {

@@ -217,3 +217,77 @@ TEST_F(ImportTest, FormatInstancesCsvRoundTrips) {
 
 }  // namespace
 }  // namespace cloudfit
+
+namespace cloudfit {
+namespace {
+
+// SkyPilot names GPUs loosely ("A100" for the 40 and 80 GB parts, "H100" for SXM, PCIe and
+// NVL): the importer picks the variant by memory and the form factor in the type's name.
+class ImportGpuMatchTest : public ::testing::Test {
+ protected:
+  const FileImportReport& Import(const std::string& csv) {
+    std::string path = dir_.Write("lambda/vms.csv", csv);
+    CatalogFiles files;
+    report_ = ImportReport();
+    Status s = ImportSkyPilot(testing::BuiltInCatalog(), {path}, options_, &files, &report_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    merged_ = Catalog();
+    EXPECT_TRUE(Catalog::FromFiles(files, "merged", &merged_).ok());
+    return report_.files.at(0);
+  }
+  std::string GpuOf(const std::string& type) {
+    const InstanceType* t = nullptr;
+    EXPECT_TRUE(merged_.FindInstance(type, &t).ok()) << type;
+    return t && t->gpu ? t->gpu->name : "";
+  }
+  static std::string Row(const std::string& type, const std::string& gpu, int count, double mib) {
+    std::string info = mib > 0 ? "\"{'Gpus': [{'Name': '" + gpu + "', 'Manufacturer': 'NVIDIA', "
+                                     "'Count': " + std::to_string(count) +
+                                     ", 'MemoryInfo': {'SizeInMiB': " + std::to_string(mib) +
+                                     "}}]}\""
+                               : "";
+    return type + "," + gpu + "," + std::to_string(count) + ",30,200,1.29,us-east-1," + info +
+           ",\n";
+  }
+  const char* kHeader =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+      "SpotPrice\n";
+  testing::TempDir dir_;
+  SkyPilotImportOptions options_;
+  ImportReport report_;
+  Catalog merged_;
+};
+
+TEST_F(ImportGpuMatchTest, MemoryPicksThe80GbPartAndTheNamePicksPcieOrNvl) {
+  const FileImportReport& f =
+      Import(std::string(kHeader) + Row("gpu_8x_a100_80gb_sxm4_new", "A100", 8, 81920) +
+             Row("gpu_1x_h100_pcie_new", "H100", 1, 81559) +
+             Row("gpu_1x_h100_nvl_new", "H100", 1, 95830) +
+             Row("gpu_1x_h100_sxm5_new", "H100", 1, 81559));
+  EXPECT_EQ(GpuOf("gpu_8x_a100_80gb_sxm4_new"), "A100-SXM4-80GB") << "an 80 GB A100 is not the 40 GB part";
+  EXPECT_EQ(GpuOf("gpu_1x_h100_pcie_new"), "H100-PCIE-80GB");
+  EXPECT_EQ(GpuOf("gpu_1x_h100_nvl_new"), "H100-NVL-94GB") << "an H100 NVL is not an SXM";
+  EXPECT_EQ(GpuOf("gpu_1x_h100_sxm5_new"), "H100-SXM5-80GB");
+  EXPECT_TRUE(f.guessed.empty()) << f.guessed.begin()->first;
+}
+
+TEST_F(ImportGpuMatchTest, EveryGuessIsReported) {
+  const FileImportReport& f = Import(std::string(kHeader) + Row("gpu_2x_a100_new", "A100", 2, 0));
+  ASSERT_EQ(f.guessed.size(), 1u);
+  const std::string& what = f.guessed.begin()->first;
+  EXPECT_NE(what.find("gpu_2x_a100_new"), std::string::npos) << what;
+  EXPECT_NE(what.find("could also be"), std::string::npos) << what;
+  EXPECT_NE(what.find("A100-PCIE-40GB"), std::string::npos) << what;
+  EXPECT_EQ(f.guessed.begin()->second, 1);
+}
+
+TEST_F(ImportGpuMatchTest, AKnownTypeKeepsTheCatalogsGpuAndTheDisagreementIsReported) {
+  // The catalog says gpu_1x_a100 is the PCIe part; SkyPilot's "A100" alone suggests SXM4.
+  const FileImportReport& f = Import(std::string(kHeader) + Row("gpu_1x_a100", "A100", 1, 40960));
+  EXPECT_EQ(GpuOf("gpu_1x_a100"), "A100-PCIE-40GB");
+  ASSERT_EQ(f.guessed.size(), 1u);
+  EXPECT_NE(f.guessed.begin()->first.find("kept the catalog's"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cloudfit

@@ -21,6 +21,10 @@ struct FileImportReport {
   std::map<std::string, int> skipped;
   // Rows merged into fewer offers: zones of one region, repeated rows. Counted, not lost.
   std::map<std::string, int> merged;
+  // Rows whose GPU had to be guessed (the file's name fits several variants and gives no
+  // memory or form factor to choose by), or where the file contradicts the catalog: what was
+  // guessed or kept, with how many rows.
+  std::map<std::string, int> guessed;
 };
 
 struct ImportReport {

@@ -19,9 +19,13 @@ struct ProviderSummary {
   int gpu_instance_types = 0;
   int offers = 0;         // (type, region) rows
   int priced_offers = 0;  // rows with at least one known price
+  int undated_offers = 0;  // priced rows whose source gives no date (as stale as can be)
   std::map<std::string, int> offers_per_region;
-  int oldest_as_of_days = 0;
+  int oldest_as_of_days = 0;  // over dated priced rows; 0 when there are none
   int newest_as_of_days = 0;
+  // Days from the oldest dated price to today; -1 when no priced row has a date.
+  int age_days = -1;
+  bool stale = false;  // a price older than kStalePriceDays, or one without a date
 };
 
 struct CatalogSummary {
@@ -33,7 +37,7 @@ struct CatalogSummary {
   int oldest_as_of_days = 0;  // over priced rows only
   int newest_as_of_days = 0;
   int today_days = 0;
-  std::vector<std::string> warnings;  // e.g. stale prices, per provider
+  std::vector<std::string> warnings;  // stale or undated prices, one line per provider
 };
 
 CatalogSummary Summarize(const Catalog& catalog, int today_days);

@@ -34,12 +34,15 @@ struct RegionPrice {
   // Per hour in `currency`; nullopt when the price is not known. Never 0 for unknown.
   std::array<std::optional<double>, kPricingModeCount> per_hour;
   std::string currency;
-  int as_of_days = 0;  // days since 1970-01-01
+  // The price's own date (its publication or fetch day), days since 1970-01-01; 0 when the
+  // source gives none. An unknown date counts as stale wherever age matters.
+  int as_of_days = 0;
   std::string source;
   std::string notes;
 
   std::optional<double> price(PricingMode mode) const { return per_hour[static_cast<int>(mode)]; }
   bool any_price() const;
+  bool as_of_known() const { return as_of_days > 0; }
 };
 
 struct InstanceType {

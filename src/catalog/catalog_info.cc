@@ -27,6 +27,10 @@ CatalogSummary Summarize(const Catalog& catalog, int today_days) {
       if (!r.any_price()) continue;
       ++p.priced_offers;
       // Only priced rows say anything about how fresh the prices are.
+      if (!r.as_of_known()) {
+        ++p.undated_offers;
+        continue;
+      }
       if (p.oldest_as_of_days == 0 || r.as_of_days < p.oldest_as_of_days) {
         p.oldest_as_of_days = r.as_of_days;
       }
@@ -38,17 +42,27 @@ CatalogSummary Summarize(const Catalog& catalog, int today_days) {
       summary.warnings.push_back(
           fmt::format("{}: no prices in the catalog; every {} offer is 'price unknown'", name, name));
     } else {
-      int age = today_days - p.oldest_as_of_days;
-      if (age > kStalePriceDays) {
+      if (p.oldest_as_of_days > 0) {
+        p.age_days = today_days - p.oldest_as_of_days;
+        if (p.age_days > kStalePriceDays) {
+          p.stale = true;
+          summary.warnings.push_back(fmt::format(
+              "{}: prices as old as {} ({} days, over {}); refresh them with 'cloudfit catalog "
+              "refresh'",
+              name, FormatIsoDate(p.oldest_as_of_days), p.age_days, kStalePriceDays));
+        }
+        if (summary.oldest_as_of_days == 0 || p.oldest_as_of_days < summary.oldest_as_of_days) {
+          summary.oldest_as_of_days = p.oldest_as_of_days;
+        }
+        summary.newest_as_of_days = std::max(summary.newest_as_of_days, p.newest_as_of_days);
+      }
+      if (p.undated_offers > 0) {
+        p.stale = true;
         summary.warnings.push_back(fmt::format(
-            "{}: prices as old as {} ({} days, over {}); refresh them with 'cloudfit catalog "
-            "import'",
-            name, FormatIsoDate(p.oldest_as_of_days), age, kStalePriceDays));
+            "{}: {} of {} priced offers have no date (their source gives none): treat them as "
+            "stale; refresh them with 'cloudfit catalog refresh'",
+            name, p.undated_offers, p.priced_offers));
       }
-      if (summary.oldest_as_of_days == 0 || p.oldest_as_of_days < summary.oldest_as_of_days) {
-        summary.oldest_as_of_days = p.oldest_as_of_days;
-      }
-      summary.newest_as_of_days = std::max(summary.newest_as_of_days, p.newest_as_of_days);
     }
     summary.providers.push_back(std::move(p));
   }

@@ -44,7 +44,7 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
       for (const auto& price : r.per_hour) fields.push_back(OptionalNumber(price));
       fields.push_back(r.currency);
       fields.push_back(r.source);
-      fields.push_back(FormatIsoDate(r.as_of_days));
+      fields.push_back(r.as_of_known() ? FormatIsoDate(r.as_of_days) : "");
       fields.push_back(r.notes);
       for (size_t i = 0; i < fields.size(); ++i) {
         if (i > 0) out += ',';

@@ -163,9 +163,11 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     if (r.status().ok() && !price.currency.empty() && !catalog.FindCurrency(price.currency)) {
       r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
     }
-    std::string as_of = r.RequiredText("as_of");
-    if (r.status().ok() && !ParseIsoDate(as_of, &price.as_of_days)) {
-      r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date");
+    // Empty (or "unknown") where the source gives no date: never the day the file was read.
+    std::string as_of(r.Text("as_of"));
+    if (r.status().ok() && !as_of.empty() && ToLower(as_of) != "unknown" &&
+        !ParseIsoDate(as_of, &price.as_of_days)) {
+      r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date (leave it empty when unknown)");
     }
     price.source = r.RequiredText("source");
     price.notes = r.Text("notes");

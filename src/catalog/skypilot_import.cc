@@ -3,6 +3,7 @@
 // or per (type, zone); zones of one region merge into one offer with the lowest spot price.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -54,6 +55,82 @@ double GcpBundledGpuCount(const std::string& type, double vcpus) {
     return 1;
   }
   return 0;
+}
+
+// A canonical GPU name without its form factor and memory words: "a100" of "A100-SXM4-80GB",
+// "h100" of "H100-NVL-94GB", "rtx-4090" of "RTX-4090". Variants of one GPU share it.
+std::string GpuFamily(const std::string& canonical) {
+  static const std::regex kVariantWord(R"(sxm\d*|pcie|nvl|\d+gb)");
+  std::vector<std::string> kept;
+  for (const std::string& word : SplitList(ToLower(canonical), '-')) {
+    if (!std::regex_match(word, kVariantWord)) kept.push_back(word);
+  }
+  return Join(kept, "-");
+}
+
+// The form factor an instance type's name states: "gpu_1x_a100_sxm4" -> SXM,
+// "gpu_1x_h100_pcie" -> PCIe, "...h100nvl..." -> NVL; "" when it states none.
+std::string FormFactorInName(const std::string& type) {
+  std::string key = ToLower(type);
+  if (key.find("sxm") != std::string::npos) return "sxm";
+  if (key.find("pcie") != std::string::npos) return "pcie";
+  if (key.find("nvl") != std::string::npos) return "nvl";
+  return "";
+}
+
+bool FormFactorMatches(const Accelerator& gpu, const std::string& wanted) {
+  if (wanted.empty()) return true;
+  std::string have = ToLower(gpu.form_factor + " " + gpu.name);
+  return have.find(wanted) != std::string::npos;
+}
+
+// The catalog's GPU for a file's accelerator name, its per-GPU memory (0 when the file gives
+// none) and the instance type's name: the name picks the GPU family; memory (within 10%) and
+// the form factor the type's name states pick the variant. When several variants remain and
+// nothing tells them apart, the name's own match is taken and `guess` says so.
+const Accelerator* ResolveGpu(const Catalog& catalog, const std::string& name,
+                              double per_gpu_bytes, const std::string& type, std::string* guess) {
+  const Accelerator* named = nullptr;
+  if (!catalog.FindAccelerator(name, &named).ok()) return nullptr;
+  std::string family = GpuFamily(named->name);
+  std::string form = FormFactorInName(type);
+  std::vector<const Accelerator*> variants;
+  for (const Accelerator& a : catalog.accelerators()) {
+    if (GpuFamily(a.name) == family && a.vendor == named->vendor) variants.push_back(&a);
+  }
+  auto memory_fits = [&](const Accelerator* a) {
+    return per_gpu_bytes <= 0 || std::abs(a->memory_bytes - per_gpu_bytes) <= 0.1 * a->memory_bytes;
+  };
+  std::vector<const Accelerator*> fitting;
+  for (const Accelerator* a : variants) {
+    if (memory_fits(a) && FormFactorMatches(*a, form)) fitting.push_back(a);
+  }
+  if (fitting.empty()) {
+    // Nothing fits both: memory outranks the name's form factor hint, the name outranks both.
+    for (const Accelerator* a : variants) {
+      if (memory_fits(a)) fitting.push_back(a);
+    }
+    if (fitting.empty()) fitting.push_back(named);
+    *guess = fmt::format("'{}' on {}: no variant of {} has {:.0f} GiB and a {} form factor; "
+                         "took {}",
+                         name, type, named->name, per_gpu_bytes / kBytesPerGib,
+                         form.empty() ? "matching" : form, fitting.front()->name);
+    return fitting.front();
+  }
+  // The name's own match when it fits; otherwise the one variant that does.
+  const Accelerator* chosen =
+      std::find(fitting.begin(), fitting.end(), named) != fitting.end() ? named : fitting.front();
+  if (fitting.size() > 1) {
+    std::vector<std::string> others;
+    for (const Accelerator* a : fitting) {
+      if (a != chosen) others.push_back(a->name);
+    }
+    *guess = fmt::format("'{}' on {}: {} (could also be {}: the row gives {} and the type's name "
+                         "no form factor)",
+                         name, type, chosen->name, Join(others, ", "),
+                         per_gpu_bytes > 0 ? "one memory size for all" : "no GPU memory");
+  }
+  return chosen;
 }
 
 std::string FamilyOf(const std::string& cloud, const std::string& type,
@@ -245,12 +322,35 @@ class SkyPilotFile {
     }
 
     InstanceType shape;
+    double per_gpu_bytes = 0;  // SkyPilot's own per-GPU figure, when it gives one
     if (!accelerator.empty()) {
       if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + accelerator + ")");
-      if (!catalog_.FindAccelerator(accelerator, &shape.gpu).ok()) {
-        return Skip("unknown GPU '" + accelerator + "'");
+      nlohmann::json info;
+      std::string_view gpu_info = Field(row, "GpuInfo");
+      if (StartsWith(gpu_info, "{") && ParsePythonLiteral(gpu_info, &info).ok()) {
+        const auto& gpus = info.value("Gpus", nlohmann::json::array());
+        if (!gpus.empty() && gpus[0].is_object()) {
+          double mib = gpus[0].value("MemoryInfo", nlohmann::json::object())
+                           .value("SizeInMiB", 0.0);
+          per_gpu_bytes = mib * 1024 * 1024;
+        }
       }
+      std::string guess;
+      shape.gpu = ResolveGpu(catalog_, accelerator, per_gpu_bytes, type, &guess);
+      if (shape.gpu == nullptr) return Skip("unknown GPU '" + accelerator + "'");
       if (gpu_count <= 0) return Skip("GPU without a count");
+      // A type the catalog already describes keeps its curated GPU; say where the file differs.
+      const InstanceType* known = nullptr;
+      if (catalog_.FindInstance(type, &known).ok() && known->provider == cloud_ && known->gpu) {
+        if (known->gpu != shape.gpu) {
+          ++report_->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
+                                         "kept the catalog's",
+                                         accelerator, type, shape.gpu->name, known->gpu->name)];
+        }
+        shape.gpu = known->gpu;
+      } else if (!guess.empty()) {
+        ++report_->guessed[guess];
+      }
     }
     shape.provider = cloud_;
     shape.name = type;
@@ -260,18 +360,9 @@ class SkyPilotFile {
     shape.memory_bytes = *memory_gib * kBytesPerGib;
     shape.arch = Field(row, "Arch") == "arm64" ? "arm64" : "x86_64";
     if (shape.gpu) {
-      shape.gpu_memory_bytes = shape.gpu_count * shape.gpu->memory_bytes;
-      // SkyPilot's own per-GPU figure, when it gives one (AWS reports usable MiB).
-      nlohmann::json info;
-      std::string_view gpu_info = Field(row, "GpuInfo");
-      if (StartsWith(gpu_info, "{") && ParsePythonLiteral(gpu_info, &info).ok()) {
-        const auto& gpus = info.value("Gpus", nlohmann::json::array());
-        if (!gpus.empty() && gpus[0].is_object()) {
-          double mib = gpus[0].value("MemoryInfo", nlohmann::json::object())
-                           .value("SizeInMiB", 0.0);
-          if (mib > 0) shape.gpu_memory_bytes = shape.gpu_count * mib * 1024 * 1024;
-        }
-      }
+      // SkyPilot's per-GPU figure where it gives one (AWS reports usable MiB).
+      shape.gpu_memory_bytes =
+          shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
     }
     if (auto disk = Number(row, "LocalDiskSize"); disk && *disk > 0) {
       shape.local_disk_bytes = *disk * Number(row, "LocalDiskCount").value_or(1) * 1e9;

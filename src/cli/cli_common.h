@@ -101,6 +101,8 @@ void AddGpusCommand(CLI::App* app, const GlobalOptions* global);
 void AddInstancesCommand(CLI::App* app, const GlobalOptions* global);
 void AddModelsCommand(CLI::App* app, const GlobalOptions* global);
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global);
+// `catalog refresh`, added under the catalog command.
+void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global);
 void AddEstimateCommand(CLI::App* app, const GlobalOptions* global);
 void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global);
 void AddRecommendCommand(CLI::App* app, const GlobalOptions* global);

@@ -44,8 +44,10 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
                    {"offers", "offers", true},
                    {"priced", "priced", true},
                    {"regions", "regions", true},
+                   {"undated", "undated", true},
                    {"oldest", "oldest as_of"},
-                   {"newest", "newest as_of"}});
+                   {"newest", "newest as_of"},
+                   {"age", "age (days)", true}});
   Table regions({{"provider", "provider"}, {"region", "region"}, {"offers", "offers", true}});
   int types = 0;
   for (const ProviderSummary& p : s.providers) {
@@ -53,7 +55,10 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
     providers.AddRow({p.provider, std::to_string(p.instance_types),
                       std::to_string(p.gpu_instance_types), std::to_string(p.offers),
                       std::to_string(p.priced_offers), std::to_string(p.offers_per_region.size()),
-                      date(p.oldest_as_of_days), date(p.newest_as_of_days)});
+                      std::to_string(p.undated_offers), date(p.oldest_as_of_days),
+                      date(p.newest_as_of_days),
+                      p.age_days >= 0 ? std::to_string(p.age_days) + (p.stale ? " (stale)" : "")
+                                      : std::string(p.undated_offers ? "unknown" : "-")});
     for (const auto& [region, count] : p.offers_per_region) {
       regions.AddRow({p.provider, region, std::to_string(count)});
     }
@@ -77,7 +82,8 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir, b
                        {"rows_read", f.rows_read},
                        {"rows_used", f.rows_used},
                        {"skipped", f.skipped},
-                       {"merged", f.merged}});
+                       {"merged", f.merged},
+                       {"guessed", f.guessed}});
     }
     PrintJson({{"schema", "cloudfit.import/v1"},
                {"out", out_dir},
@@ -96,6 +102,9 @@ void PrintImportReport(const ImportReport& report, const std::string& out_dir, b
     }
     for (const auto& [reason, count] : f.skipped) {
       std::cout << fmt::format("  skipped {:>6}  {}\n", count, reason);
+    }
+    for (const auto& [what, count] : f.guessed) {
+      std::cout << fmt::format("  guessed {:>6}  {}\n", count, what);
     }
   }
   std::cout << fmt::format(
@@ -133,7 +142,8 @@ void RunExport(const GlobalOptions& global, const CatalogOptions& options) {
 
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<CatalogOptions>();
-  CLI::App* catalog = app->add_subcommand("catalog", "Show, import or export the catalog");
+  CLI::App* catalog =
+      app->add_subcommand("catalog", "Show, import, refresh or export the catalog");
   catalog->require_subcommand(1);
 
   CLI::App* info = catalog->add_subcommand(
@@ -160,6 +170,8 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
       "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
   exporter->add_option("dir", options->export_dir, "Directory to write")->required();
   exporter->callback([global, options]() { RunExport(*global, *options); });
+
+  AddCatalogRefreshCommand(catalog, global);
 }
 
 }  // namespace cloudfit::cli

@@ -70,7 +70,8 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
                   t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
                   t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0",
                   std::to_string(t.vcpus), FormatNumber(t.memory_gib(), 1), PriceCell(o),
-                  o.currency, FormatIsoDate(o.region->as_of_days)});
+                  o.currency,
+                  o.region->as_of_known() ? FormatIsoDate(o.region->as_of_days) : "unknown"});
   }
   std::cout << table.Render(options.format.format());
   if (options.format.format() == OutputFormat::kTable) {

@@ -277,7 +277,7 @@ std::string GcpAcceleratorType(const InstanceType& type) {
       {"P100-PCIE-16GB", "nvidia-tesla-p100"}, {"V100-SXM2-16GB", "nvidia-tesla-v100"},
       {"A100-SXM4-40GB", "nvidia-tesla-a100"}, {"A100-SXM4-80GB", "nvidia-a100-80gb"},
       {"L4", "nvidia-l4"},                 {"H200-SXM5-141GB", "nvidia-h200-141gb"},
-      {"B200", "nvidia-b200"}};
+      {"B200", "nvidia-b200"},             {"RTX-PRO-6000-BLACKWELL", "nvidia-rtx-pro-6000"}};
   for (const auto& [name, gcp] : names) {
     if (g == name) return gcp;
   }

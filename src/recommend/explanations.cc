@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -100,10 +101,6 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
       e.time.input_s > 1.05 * gpu_busy) {
     c->warnings.push_back(InputBoundWarning(ctx, t, r, e, c->nodes));
   }
-  int age = ctx.today_days - r.as_of_days;
-  if (age > kStalePriceDays) {
-    c->warnings.push_back(fmt::format("price is {} days old ({})", age, FormatIsoDate(r.as_of_days)));
-  }
   for (const std::string& n : e.notes) {
     if (n.rfind("no amount of work", 0) != 0) c->warnings.push_back(n);
   }
@@ -136,7 +133,52 @@ void ExplainRanking(const RecommendContext& ctx, Recommendation* out) {
   }
 }
 
+namespace {
+
+// One note for the whole answer when a ranked price is older than kStalePriceDays or has no
+// date, per provider: how many offers, and the oldest date.
+void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
+  struct Stale {
+    int offers = 0;
+    int undated = 0;
+    int oldest_days = 0;
+  };
+  std::map<std::string, Stale> by_provider;
+  std::set<const RegionPrice*> seen;  // a row ranked in several modes counts once
+  for (const Candidate& c : out->ranked) {
+    const RegionPrice& r = *c.region;
+    if (!seen.insert(&r).second) continue;
+    bool undated = !r.as_of_known();
+    if (!undated && ctx.today_days - r.as_of_days <= kStalePriceDays) continue;
+    Stale& s = by_provider[c.instance->provider];
+    ++s.offers;
+    if (undated) {
+      ++s.undated;
+    } else if (s.oldest_days == 0 || r.as_of_days < s.oldest_days) {
+      s.oldest_days = r.as_of_days;
+    }
+  }
+  if (by_provider.empty()) return;
+  std::vector<std::string> parts;
+  for (const auto& [provider, s] : by_provider) {
+    std::vector<std::string> what;
+    if (s.oldest_days > 0) {
+      what.push_back(fmt::format("as old as {}, {} days", FormatIsoDate(s.oldest_days),
+                                 ctx.today_days - s.oldest_days));
+    }
+    if (s.undated > 0) what.push_back(fmt::format("{} with no known date", s.undated));
+    parts.push_back(fmt::format("{} ({} offer{}: {})", provider, s.offers, s.offers == 1 ? "" : "s",
+                                Join(what, ", ")));
+  }
+  out->notes.push_back(fmt::format("stale prices: {}; prices move within a quarter (over {} days "
+                                   "old counts as stale): run 'cloudfit catalog refresh'",
+                                   Join(parts, "; "), kStalePriceDays));
+}
+
+}  // namespace
+
 void AddRequestNotes(const RecommendContext& ctx, Recommendation* out) {
+  AddStalePriceNote(ctx, out);
   const Workload& w = ctx.workload;
   if (!out->ranked.empty() || ctx.memory_rejects.empty() || !w.is_training()) return;
   // Nothing fits: say what would, on the instance with the most GPU memory per device.

@@ -88,7 +88,8 @@ nlohmann::json OfferToJson(const Offer& o) {
           {"local_disk_gb", t.local_disk_bytes / 1e9},
           {"price_per_hour", o.price_per_hour ? nlohmann::json(*o.price_per_hour) : nullptr},
           {"currency", o.currency},
-          {"as_of", FormatIsoDate(o.region->as_of_days)},
+          {"as_of", o.region->as_of_known() ? nlohmann::json(FormatIsoDate(o.region->as_of_days))
+                                            : nlohmann::json(nullptr)},
           {"source", o.region->source}};
 }
 
@@ -112,8 +113,12 @@ nlohmann::json CatalogSummaryToJson(const CatalogSummary& s) {
                          {"offers", p.offers},
                          {"priced_offers", p.priced_offers},
                          {"offers_per_region", p.offers_per_region},
+                         {"undated_offers", p.undated_offers},
                          {"oldest_as_of", date(p.oldest_as_of_days)},
-                         {"newest_as_of", date(p.newest_as_of_days)}});
+                         {"newest_as_of", date(p.newest_as_of_days)},
+                         {"age_days", p.age_days >= 0 ? nlohmann::json(p.age_days)
+                                                      : nlohmann::json(nullptr)},
+                         {"stale", p.stale}});
   }
   return {{"schema", "cloudfit.catalog-info/v1"},
           {"origin", s.origin},

@@ -1,0 +1,91 @@
+// Facts of the built-in catalog that an audit against the providers' documentation fixed
+// (issue 11), kept true by tests: fabrics and network figures, GPU variants, coverage of
+// the instance types the providers rent.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "cloudfit/catalog.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+const InstanceType& Type(const std::string& name) {
+  const InstanceType* t = nullptr;
+  Status s = testing::BuiltInCatalog().FindInstance(name, &t);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  static const InstanceType kNone;
+  return t ? *t : kNone;
+}
+
+TEST(CatalogAuditTest, EveryMultiGpuTypeNamesItsInterconnect) {
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.gpu_count > 1) {
+      EXPECT_NE(t.interconnect, Interconnect::kUnknown) << t.provider << " " << t.name;
+    }
+  }
+}
+
+TEST(CatalogAuditTest, AzureGpuTypesCarryTheirNetworkAndInfiniBand) {
+  const InstanceType& ndm = Type("Standard_ND96amsr_A100_v4");
+  EXPECT_DOUBLE_EQ(ndm.memory_gib(), 1900) << "the NDm A100 v4 size page: 1,900 GiB";
+  EXPECT_EQ(ndm.interconnect, Interconnect::kInfiniband);
+  EXPECT_DOUBLE_EQ(ndm.network_bits_per_s, 1600e9) << "8 x 200 Gb/s HDR";
+  EXPECT_EQ(Type("Standard_ND96asr_v4").interconnect, Interconnect::kInfiniband);
+  EXPECT_DOUBLE_EQ(Type("Standard_ND96isr_H100_v5").network_bits_per_s, 3200e9);
+  EXPECT_EQ(Type("Standard_NC24rs_v3").interconnect, Interconnect::kInfiniband);
+  EXPECT_EQ(Type("Standard_NC96ads_A100_v4").interconnect, Interconnect::kEthernet);
+  EXPECT_DOUBLE_EQ(Type("Standard_NC96ads_A100_v4").network_bits_per_s, 80e9);
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider == "azure" && t.has_gpu() && t.name != "Standard_NC6s_v3" &&
+        t.name != "Standard_NC12s_v3" && t.name != "Standard_NC24s_v3" &&
+        t.name != "Standard_NC24rs_v3") {
+      EXPECT_GT(t.network_bits_per_s, 0) << t.name << " (NCv3 pages publish no bandwidth)";
+    }
+  }
+}
+
+TEST(CatalogAuditTest, GpuVariantsAreTheOnesTheProvidersDocument) {
+  EXPECT_EQ(Type("gpu_2x_a100").gpu->name, "A100-PCIE-40GB");
+  EXPECT_EQ(Type("gpu_4x_a100").gpu->name, "A100-PCIE-40GB");
+  EXPECT_EQ(Type("gpu_8x_a100").gpu->name, "A100-SXM4-40GB");
+  for (const char* name : {"ecs.gn8v.4xlarge", "ecs.gn8v-8x.48xlarge", "ecs.ebmgn8v.48xlarge"}) {
+    const InstanceType& t = Type(name);
+    ASSERT_NE(t.gpu, nullptr) << name << " can be estimated";
+    EXPECT_EQ(t.gpu->name, "H20") << name;
+    ASSERT_FALSE(t.regions.empty());
+    EXPECT_NE(t.regions[0].notes.find("GPU model inferred"), std::string::npos) << name;
+  }
+  const Accelerator* a10g = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindAccelerator("A10G", &a10g).ok());
+  EXPECT_TRUE(a10g->vgpu) << "g5 runs NVIDIA's GRID/vGPU drivers";
+}
+
+TEST(CatalogAuditTest, NewInstanceTypesAreInTheCatalog) {
+  for (const char* name :
+       {"p6-b200.48xlarge", "g6f.large", "g6f.4xlarge", "g7e.2xlarge", "g7e.48xlarge",
+        "Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5", "Standard_ND96isr_H200_v5",
+        "Standard_ND96isr_MI300X_v5", "a4-highgpu-8g", "g4-standard-48", "g4-standard-384"}) {
+    const InstanceType* t = nullptr;
+    EXPECT_TRUE(testing::BuiltInCatalog().FindInstance(name, &t).ok()) << name;
+  }
+  EXPECT_DOUBLE_EQ(Type("g6f.large").gpu_count, 0.125) << "an eighth of an L4";
+  EXPECT_EQ(Type("Standard_NC40ads_H100_v5").gpu->name, "H100-NVL-94GB");
+  EXPECT_EQ(Type("a4-highgpu-8g").interconnect, Interconnect::kRoce);
+}
+
+TEST(CatalogAuditTest, RentedAcceleratorsHaveAnInstance) {
+  // GPUs that a provider of the catalog rents (per the types above): each must be reachable.
+  std::set<std::string> rented;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.gpu) rented.insert(t.gpu->name);
+  }
+  for (const char* gpu : {"H100-NVL-94GB", "H200-SXM5-141GB", "MI300X", "B200", "B300", "H20",
+                          "RTX-PRO-6000-BLACKWELL", "Radeon-Pro-V520", "L4", "L40S", "L20"}) {
+    EXPECT_TRUE(rented.count(gpu)) << gpu;
+  }
+}
+
+}  // namespace
+}  // namespace cloudfit

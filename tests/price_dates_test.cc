@@ -1,0 +1,141 @@
+// Honest price dates: a row's as_of is its price's own date or empty when the source gives
+// none; `catalog info` shows the age per provider and counts undated prices; a recommendation
+// warns once, not once per row, when a ranked price is stale or undated.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "cloudfit/catalog_import.h"
+#include "cloudfit/catalog_info.h"
+#include "cloudfit/recommend.h"
+#include "test_support.h"
+#include "util/date.h"
+
+namespace cloudfit {
+namespace {
+
+// The fixture catalog with aws's eu-west-1 row of p4d.24xlarge undated.
+CatalogFiles FilesWithAnUndatedRow(const std::string& as_of = "") {
+  CatalogFiles files = testing::FixtureFiles();
+  std::string& aws = files["instances/aws.csv"];
+  std::string dated = "23.5,,,,USD,https://aws.amazon.com/ec2/instance-types/p4/,2026-07-22,";
+  size_t at = aws.find(dated);
+  EXPECT_NE(at, std::string::npos);
+  aws.replace(at, dated.size(),
+              "23.5,,,,USD,https://aws.amazon.com/ec2/instance-types/p4/," + as_of +
+                  ",price date unknown: test");
+  return files;
+}
+
+int Days(const char* iso) {
+  int days = 0;
+  EXPECT_TRUE(ParseIsoDate(iso, &days));
+  return days;
+}
+
+TEST(PriceDatesTest, AnEmptyOrUnknownDateLoadsAsUnknownAndIsWrittenBackEmpty) {
+  for (const char* as_of : {"", "unknown"}) {
+    Catalog catalog;
+    Status s = Catalog::FromFiles(FilesWithAnUndatedRow(as_of), "test", &catalog);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const InstanceType* p4d = nullptr;
+    ASSERT_TRUE(catalog.FindInstance("p4d.24xlarge", &p4d).ok());
+    EXPECT_FALSE(p4d->FindRegion("eu-west-1")->as_of_known());
+    EXPECT_TRUE(p4d->FindRegion("us-east-1")->as_of_known());
+    std::vector<InstanceType> aws;
+    for (const InstanceType& t : catalog.instances()) {
+      if (t.provider == "aws") aws.push_back(t);
+    }
+    std::string written = FormatInstancesCsv(aws);
+    EXPECT_NE(written.find("eu-west-1,23.5,,,,USD,https://aws.amazon.com/ec2/instance-types/p4/,,"),
+              std::string::npos)
+        << "an unknown date stays unknown, never 1970-01-01";
+  }
+  Catalog catalog;
+  Status s = Catalog::FromFiles(FilesWithAnUndatedRow("2026-13-01"), "test", &catalog);
+  EXPECT_NE(s.message().find("as_of"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("leave it empty when unknown"), std::string::npos);
+}
+
+TEST(PriceDatesTest, CatalogInfoShowsAgePerProviderAndCountsUndatedPrices) {
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::FromFiles(FilesWithAnUndatedRow(), "test", &catalog).ok());
+  CatalogSummary s = Summarize(catalog, Days("2026-08-01"));
+  const ProviderSummary* aws = nullptr;
+  const ProviderSummary* gcp = nullptr;
+  for (const ProviderSummary& p : s.providers) {
+    if (p.provider == "aws") aws = &p;
+    if (p.provider == "gcp") gcp = &p;
+  }
+  ASSERT_TRUE(aws && gcp);
+  EXPECT_EQ(aws->undated_offers, 1);
+  EXPECT_EQ(aws->age_days, 10);  // 2026-07-22 to 2026-08-01: fresh by its dates...
+  EXPECT_TRUE(aws->stale) << "...but an undated price counts as stale";
+  EXPECT_EQ(gcp->undated_offers, 0);
+  EXPECT_EQ(gcp->age_days, Days("2026-08-01") - Days("2025-03-06"));
+  EXPECT_TRUE(gcp->stale);
+  int undated_warnings = 0;
+  for (const std::string& w : s.warnings) {
+    undated_warnings += w.find("aws: 1 of 5 priced offers have no date") == 0;
+    EXPECT_EQ(w.find("aws: prices as old as"), std::string::npos) << "aws's dated prices are fresh";
+  }
+  EXPECT_EQ(undated_warnings, 1);
+}
+
+TEST(PriceDatesTest, ARecommendationWarnsOnceForAllItsStalePrices) {
+  setenv("CLOUDFIT_TODAY", "2026-11-22", 1);
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::FromFiles(FilesWithAnUndatedRow(), "test", &catalog).ok());
+  Workload w;
+  ASSERT_TRUE(SetWorkloadField(&w, "kind", "train").ok());
+  ASSERT_TRUE(SetWorkloadField(&w, "model", "ResNet-50").ok());
+  ASSERT_TRUE(SetWorkloadField(&w, "dataset_samples", "100000").ok());
+  ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok());
+  RecommendOptions options;
+  options.all_regions = true;
+  Recommendation r;
+  Status s = Recommend(catalog, w, options, &r);
+  unsetenv("CLOUDFIT_TODAY");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_GT(r.ranked.size(), 2u);
+  for (const Candidate& c : r.ranked) {
+    for (const std::string& warning : c.warnings) {
+      EXPECT_EQ(warning.find("days old"), std::string::npos) << "no per-row age warning";
+    }
+  }
+  int stale_notes = 0;
+  std::string note;
+  for (const std::string& n : r.notes) {
+    if (n.rfind("stale prices:", 0) == 0) {
+      ++stale_notes;
+      note = n;
+    }
+  }
+  ASSERT_EQ(stale_notes, 1);
+  EXPECT_NE(note.find("aws ("), std::string::npos) << note;
+  EXPECT_NE(note.find("1 with no known date"), std::string::npos) << note;
+  EXPECT_NE(note.find("as old as 2025-03-06"), std::string::npos) << note;  // gcp
+}
+
+TEST(PriceDatesTest, FreshPricesDrawNoNote) {
+  setenv("CLOUDFIT_TODAY", "2026-07-30", 1);
+  CatalogFiles files = testing::FixtureFiles();
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::FromFiles(files, "test", &catalog).ok());
+  Workload w;
+  ASSERT_TRUE(SetWorkloadField(&w, "kind", "train").ok());
+  ASSERT_TRUE(SetWorkloadField(&w, "model", "ResNet-50").ok());
+  ASSERT_TRUE(SetWorkloadField(&w, "dataset_samples", "100000").ok());
+  ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok());
+  RecommendOptions options;
+  options.providers = {"aws"};  // all dated 2026-07-22: 8 days old
+  Recommendation r;
+  Status s = Recommend(catalog, w, options, &r);
+  unsetenv("CLOUDFIT_TODAY");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_FALSE(r.ranked.empty());
+  for (const std::string& n : r.notes) EXPECT_EQ(n.rfind("stale prices:", 0), std::string::npos) << n;
+}
+
+}  // namespace
+}  // namespace cloudfit
