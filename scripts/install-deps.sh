@@ -12,6 +12,10 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   # `cloudfit probe` measures CPU GEMM through OpenBLAS when present (opened at run time).
   libopenblas0-pthread
+  # tools/derive_operators.py (standard library only) checks data/operators.csv in ctest.
+  python3
+  # The clang build and the libFuzzer harnesses (scripts/fuzz.sh): clang and its runtimes.
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${packages[@]}"; do

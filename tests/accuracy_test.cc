@@ -15,20 +15,29 @@
 namespace cloudfit {
 namespace {
 
-// Regression bounds on the median absolute percentage error. Measured at the last fit:
-// training 15.2%, decode 5.8%, prefill 17.9%, memory 5.4%, fits agreement 68%; large-model
-// training at scale 9.8% (tests/calibration, mostly held out of the fit).
-constexpr double kTrainingMedian = 0.17;
-constexpr double kDecodeMedian = 0.08;
-constexpr double kPrefillMedian = 0.22;
+// Regression bounds on the median absolute percentage error of the shipped table, which no row
+// was fitted to (data/efficiency.csv holds cited starting values; why: CalibrationFitTest and
+// docs/estimation.md). Measured 2026-11-24 on shared/calibration: training 27.9%, decode 17.0%,
+// prefill 21.2%, memory 5.4%, fits agreement 68%; held out in tests/calibration: large-model
+// training at scale 11.3%, DeepLearningExamples training 23.2%, other training benchmarks 20.3%,
+// fine-tuning memory 11.4% with 96% fits agreement. Bounds sit a little above.
+constexpr double kTrainingMedian = 0.31;
+constexpr double kDecodeMedian = 0.20;
+constexpr double kPrefillMedian = 0.25;
 constexpr double kMemoryMedian = 0.08;
 constexpr double kFitsAgreement = 0.6;
-constexpr double kAnyGpuMedian = 0.3;  // worst measured: RTX A6000 training, 22%
-// One known exception: the PEFT benchmark's L40S training rows run Hugging Face's trainer on
-// variable-length samples padded per batch, at about half the speed the hardware allows; the
-// estimate is hardware-based (Ada borrows Ampere's efficiencies), so it over-predicts them ~3x.
-constexpr double kPeftL40sMedian = 2.5;
-constexpr double kLargeModelMedian = 0.1;
+constexpr double kAnyGpuMedian = 0.35;  // worst besides the exceptions: RTX 3090 prefill, 32%
+// Known exceptions, named in docs/estimation.md: the PEFT benchmark's L40S training rows run
+// Hugging Face's trainer on variable-length samples padded per batch; Lambda's H100 rows run
+// older models on CUDA 11.8 / NGC 24.03 kernels that reach far less of Hopper's tensor rate than
+// the large GEMMs the device model is built from (68% median over-prediction).
+constexpr double kPeftL40sMedian = 0.45;
+constexpr double kLambdaH100Median = 0.75;
+constexpr double kLargeModelMedian = 0.13;
+constexpr double kHeldOutDleMedian = 0.26;
+constexpr double kHeldOutOtherMedian = 0.25;
+constexpr double kHeldOutMemoryMedian = 0.14;
+constexpr double kHeldOutFitsAgreement = 0.9;
 
 int DataRows(const std::string& path) {
   std::string text;
@@ -73,7 +82,9 @@ TEST(AccuracyTest, EstimatesAgainstPublicMeasurements) {
   EXPECT_GE(stats["fits"].agreement, kFitsAgreement);
   for (const auto& [key, s] : stats) {
     if (key.find('/') == std::string::npos || key.rfind("fits", 0) == 0) continue;
-    double bound = key == "training_throughput/L40S 48GB" ? kPeftL40sMedian : kAnyGpuMedian;
+    double bound = key == "training_throughput/L40S 48GB"       ? kPeftL40sMedian
+                   : key == "training_throughput/H100-SXM5-80GB" ? kLambdaH100Median
+                                                                 : kAnyGpuMedian;
     EXPECT_LE(s.median_ape, bound) << key;
   }
 }
@@ -125,6 +136,44 @@ TEST(AccuracyTest, LargeModelTrainingAtScale) {
                 100 * s.p90_ape);
   }
   EXPECT_LE(stats["large_model_training"].median_ape, kLargeModelMedian);
+}
+
+// Public figures on GPUs, models and software the shipped table was not set from
+// (tests/calibration/README.md): NVIDIA DeepLearningExamples tables, timm's and others'
+// training benchmarks, fine-tuning memory of public recipes. Scored, never fitted.
+std::map<std::string, ErrorStats> HeldOut(const std::string& table, size_t* count) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  Status s = LoadExtraCases(catalog, testing::SourcePath("tests/calibration/" + table), &cases,
+                            &skipped);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  for (const CalibrationCase& c : cases) EXPECT_TRUE(c.held_out) << c.id;
+  *count = cases.size();
+  std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
+  for (const auto& [key, e] : stats) {
+    std::printf("%-52s %6d %7.1f%% %7.1f%% %8.0f%%\n", key.c_str(), e.cases, 100 * e.median_ape,
+                100 * e.p90_ape, 100 * e.agreement);
+  }
+  return stats;
+}
+
+TEST(AccuracyTest, HeldOutTrainingThroughput) {
+  size_t dle = 0, other = 0;
+  auto a = HeldOut("dle_train_throughput.csv", &dle);
+  auto b = HeldOut("other_train_throughput.csv", &other);
+  EXPECT_GE(dle, 200u);
+  EXPECT_GE(other, 15u);
+  EXPECT_LE(a["training_throughput (held out)"].median_ape, kHeldOutDleMedian);
+  EXPECT_LE(b["training_throughput (held out)"].median_ape, kHeldOutOtherMedian);
+}
+
+TEST(AccuracyTest, HeldOutFineTuningMemory) {
+  size_t n = 0;
+  auto stats = HeldOut("finetune_memory.csv", &n);
+  EXPECT_GE(n, 50u);
+  EXPECT_LE(stats["memory (held out)"].median_ape, kHeldOutMemoryMedian);
+  EXPECT_GE(stats["fits (held out)"].agreement, kHeldOutFitsAgreement);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Each class of bad catalog data fails with file:line, the field and the reason.
 #include <gtest/gtest.h>
 
+#include "cloudfit/calibration.h"
 #include "cloudfit/catalog.h"
 #include "test_support.h"
 
@@ -154,6 +155,31 @@ TEST(LoaderErrorsTest, UnknownPriceStaysUnknown) {
   ASSERT_TRUE(catalog.FindInstance("ecs.gn6i-c4g1.xlarge", &t).ok());
   ASSERT_EQ(t->regions.size(), 1u);
   EXPECT_FALSE(t->regions[0].any_price());
+}
+
+// Calibration tables are data too: a GPU count or a sequence length beyond any integer type is a
+// skipped row with its reason, never an exception out of std::stoi/std::stod.
+TEST(LoaderErrorsTest, CalibrationCountsBeyondIntAreSkippedNotThrown) {
+  testing::TempDir dir;
+  dir.Write("train_throughput.csv",
+            "source,model,task,precision,batch_size_per_gpu,gpu,num_gpus,metric,value,unit,notes\n"
+            "s,BERT-base uncased,\"fine-tune, seq_len " + std::string(400, '9') +
+            "\",fp16_mixed,192,A100 80GB,1,train_throughput,146,sequences/s,\n");
+  dir.Write("llm_memory_and_speed.csv",
+            "source,model,params_b,method,precision,seq_len,batch,gpu,metric,value,unit,notes\n"
+            "s,Llama-3-8B,8.03,inference llama.cpp (llama-bench),GGUF Q4_K_M,512,1,"
+            "99999999999x RTX 3090 24GB,decode_tokens_per_s,115.42,tokens/s,\n");
+  Catalog catalog = testing::FixtureCatalog();
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadCalibrationCases(catalog, dir.path(), &cases, &skipped).ok());
+  ASSERT_EQ(cases.size() + skipped.size(), 2u);
+  bool gpu_skipped = false;
+  for (const SkippedRow& s : skipped) {
+    if (s.reason.find("is not '<N>x <GPU>'") != std::string::npos) gpu_skipped = true;
+  }
+  EXPECT_TRUE(gpu_skipped) << "a GPU count beyond 2^20 is not a count";
+  for (const CalibrationCase& c : cases) EXPECT_GT(c.throughput_scale, 0) << c.id;
 }
 
 }  // namespace

@@ -122,9 +122,11 @@ TEST(RecommendTest, HighConcurrencyServingPlansReplicasAndAutoscaling) {
   for (const Candidate& x : r.ranked) EXPECT_LE(x.estimate->serving->ttft_s, 1.0);
 }
 
-TEST(RecommendTest, RealTimeTargetForASevenBillionModelIsNeverMetOnCpus) {
+TEST(RecommendTest, RealTimeTargetForASevenBillionModelWithALongPromptIsNeverMetOnCpus) {
+  // 2 x 7e9 x 2048 = 29 TFLOP of prefill: more than any CPU's matrix units finish in 100 ms
+  // (a two-socket Sapphire Rapids' AMX tile peak is ~630 TFLOP/s; sustained is a fraction).
   Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-7B"}, {"request_rate", "1"},
-                          {"ttft_target_ms", "100"}, {"prompt_tokens", "256"}});
+                          {"ttft_target_ms", "100"}, {"prompt_tokens", "2048"}});
   for (const Candidate& c : r.ranked) EXPECT_TRUE(c.instance->has_gpu()) << c.instance->name;
 }
 
@@ -324,6 +326,54 @@ TEST(RecommendTest, ParetoPlotMarksTheChoice) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("chosen: " + r.ranked.front().instance->name), std::string::npos);
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
+}
+
+// A hint is only worth giving when applying it makes something feasible: each is applied to the
+// request and the recommendation run again.
+Recommendation Applied(const Fields& fields, RecommendOptions o, const FitHint& hint) {
+  Fields changed = fields;
+  for (const auto& [k, v] : hint.workload) changed.emplace_back(k, v);
+  for (const auto& [k, v] : hint.options) {
+    if (k == "deadline_hours") o.deadline_hours = std::stod(v);
+    else if (k == "budget") o.budget = std::stod(v);
+    else if (k == "max_nodes") o.max_nodes = std::stoi(v);
+    else ADD_FAILURE() << "a hint sets an option the test does not know: " << k;
+  }
+  return Recommended(changed, o);
+}
+
+TEST(RecommendTest, HintsOfWhatWouldFitMakeSomethingFeasibleWhenApplied) {
+  const Fields resnet = {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "90"},
+                         {"dataset_samples", "1.28e6"}};
+  RecommendOptions tight;
+  tight.deadline_hours = 0.01;
+  Recommendation r = Recommended(resnet, tight);
+  ASSERT_TRUE(r.ranked.empty());
+  ASSERT_EQ(r.hints.size(), 1u);
+  ASSERT_EQ(r.hints[0].options.size(), 1u);
+  EXPECT_EQ(r.hints[0].options[0].first, "deadline_hours");
+  EXPECT_GT(std::stod(r.hints[0].options[0].second), 0.01);
+  EXPECT_FALSE(Applied(resnet, tight, r.hints[0]).ranked.empty()) << r.hints[0].note;
+
+  RecommendOptions poor;
+  poor.budget = 0.01;
+  r = Recommended(resnet, poor);
+  ASSERT_TRUE(r.ranked.empty());
+  ASSERT_EQ(r.hints.size(), 1u);
+  EXPECT_EQ(r.hints[0].options[0].first, "budget");
+  EXPECT_FALSE(Applied(resnet, poor, r.hints[0]).ranked.empty()) << r.hints[0].note;
+
+  const Fields huge = {{"kind", "train"}, {"model", "Llama-3.1-405B"}, {"tokens", "1e8"}};
+  r = Recommended(huge);
+  ASSERT_TRUE(r.ranked.empty());
+  ASSERT_FALSE(r.hints.empty());
+  EXPECT_FALSE(r.hints[0].workload.empty()) << r.hints[0].note;
+  EXPECT_FALSE(Applied(huge, RecommendOptions(), r.hints[0]).ranked.empty()) << r.hints[0].note;
+  // Nothing feasible, hints in the JSON with what to set; a feasible answer has none.
+  nlohmann::json j = RecommendationToJson(Workload(), RecommendOptions(), r, 10);
+  ASSERT_TRUE(j.contains("hints"));
+  EXPECT_EQ(j["hints"][0]["workload"]["recompute"], "full");
+  EXPECT_TRUE(Recommended(resnet).hints.empty());
 }
 
 }  // namespace

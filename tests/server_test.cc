@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/server.h"
+#include "cloudfit/workload.h"
 #include "test_support.h"
 
 namespace cloudfit {
@@ -77,6 +78,10 @@ class ServerTest : public ::testing::Test {
 const char* kRecommend =
     R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},
         "options": {"top": 3, "providers": ["aws", "gcp"], "deadline_hours": 48}})";
+const char* kExport =
+    R"({"format": "skypilot", "rank": 1,
+        "workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},
+        "options": {"providers": ["aws", "gcp"], "deadline_hours": 48}})";
 const char* kEstimate =
     R"({"workload": {"kind": "serve", "model": "Llama-2-13B", "precision": "fp16"},
         "hardware": {"gpu": "A100-80GB", "gpus": 1}})";
@@ -93,7 +98,9 @@ TEST_F(ServerTest, EveryRouteInTheOpenApiDocumentAnswersWithItsSchema) {
       httplib::Result res =
           method == "get" ? client_->Get((path + query).c_str())
                           : client_->Post(path.c_str(),
-                                          path == "/v1/recommend" ? kRecommend : kEstimate,
+                                          path == "/v1/recommend" ? kRecommend
+                                          : path == "/v1/export"  ? kExport
+                                                                  : kEstimate,
                                           "application/json");
       ASSERT_TRUE(res) << path;
       EXPECT_EQ(res->status, 200) << method << " " << path << ": " << res->body.substr(0, 200);
@@ -104,7 +111,7 @@ TEST_F(ServerTest, EveryRouteInTheOpenApiDocumentAnswersWithItsSchema) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 9) << "routes in openapi.json";
+  EXPECT_EQ(checked, 11) << "routes in openapi.json";
 }
 
 TEST_F(ServerTest, BadInputIsA400NamingTheField) {
@@ -129,6 +136,96 @@ TEST_F(ServerTest, BadInputIsA400NamingTheField) {
   EXPECT_NE(res->body.find("vcpus_min"), std::string::npos);
   res = client_->Get("/v1/instances?colour=blue");
   EXPECT_EQ(res->status, 400);
+}
+
+TEST_F(ServerTest, ExportWritesTheRankedOfferAsTheCommandDoes) {
+  // The same offer as recommend's first: its instance type is in the SkyPilot task.
+  auto rec = client_->Post("/v1/recommend", kRecommend, "application/json");
+  ASSERT_TRUE(rec);
+  ASSERT_EQ(rec->status, 200);
+  std::string first = json::parse(rec->body)["ranked"][0]["instance_type"];
+  auto res = client_->Post("/v1/export", kExport, "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json out = json::parse(res->body);
+  EXPECT_EQ(out["format"], "skypilot");
+  EXPECT_NE(out["text"].get<std::string>().find("instance_type: " + first), std::string::npos)
+      << out["text"];
+  EXPECT_EQ(out["filename"], "cloudfit-lora-llama-3-1-8b.sky.yaml");
+  // Terraform and Kubernetes of a named instance; the name is made a label.
+  res = client_->Post("/v1/export",
+                      R"({"format": "terraform", "instance": "g5.xlarge", "pricing": "spot",
+                          "name": "My Job!"})",
+                      "application/json");
+  ASSERT_EQ(res->status, 200) << res->body;
+  out = json::parse(res->body);
+  EXPECT_EQ(out["filename"], "my-job.tf");
+  EXPECT_NE(out["text"].get<std::string>().find("resource \"aws_instance\""), std::string::npos);
+  res = client_->Post("/v1/export",
+                      R"({"format": "kubernetes", "instance": "g5.xlarge", "serving": true,
+                          "replicas": 3})",
+                      "application/json");
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_NE(json::parse(res->body)["text"].get<std::string>().find("replicas: 3"), std::string::npos);
+}
+
+TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
+  struct Case {
+    const char* body;
+    const char* field;
+  } cases[] = {
+      {R"({"format": "ansible", "instance": "g5.xlarge"})", "format:"},
+      {R"({"instance": "g5.xlarge"})", "format:"},
+      {R"({"format": "tf"})", "rank:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "rank": 1, "workload": {}})", "rank:"},
+      {R"({"format": "tf", "instance": "g5.nonesuch"})", "instance"},
+      {R"({"format": "tf", "instance": ""})", "instance:"},
+      {R"({"format": "tf", "instance": 7})", "instance:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "pricing": "free"})", "pricing:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "nodes": 0})", "nodes:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "nodes": 2.5})", "nodes:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "replicas": 1e12})", "replicas:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "disk_gb": -1})", "disk_gb:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "serving": "yes"})", "serving:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "options": {}})", "options:"},
+      {R"({"format": "tf", "instance": "g5.xlarge", "colour": "blue"})", "colour:"},
+      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B"}, "region": "x"})", "region:"},
+      {R"({"format": "tf", "rank": 0, "workload": {"model": "Llama-3.1-8B"}})", "rank:"},
+      {R"({"format": "tf", "rank": 999, "workload": {"kind": "lora", "model": "Llama-3.1-8B"}})", "rank: 999 is past"},
+      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B", "batch": -4}})", "workload.batch"},
+      {"[1, 2]", "body:"},
+  };
+  for (const Case& c : cases) {
+    auto res = client_->Post("/v1/export", c.body, "application/json");
+    ASSERT_TRUE(res) << c.body;
+    EXPECT_EQ(res->status, 400) << c.body << " -> " << res->body;
+    EXPECT_NE(res->body.find(c.field), std::string::npos) << c.body << " -> " << res->body;
+  }
+  // A name is free text, but not a way to put control characters or megabytes in a file.
+  std::string long_name(300, 'a');
+  auto res = client_->Post("/v1/export",
+                           R"({"format": "tf", "instance": "g5.xlarge", "name": ")" + long_name + "\"}",
+                           "application/json");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("name:"), std::string::npos);
+}
+
+TEST_F(ServerTest, WorkloadFieldsAreTheParsersTable) {
+  auto res = client_->Get("/v1/workload-fields");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  json out = json::parse(res->body);
+  ASSERT_EQ(out["fields"].size(), WorkloadFields().size());
+  for (const json& f : out["fields"]) {
+    // Every accepted phrase is one a value can be checked against: the parser takes the field.
+    Workload w;
+    EXPECT_TRUE(SetWorkloadField(&w, f["name"], "").message().find("unknown workload field") ==
+                std::string::npos)
+        << f["name"];
+  }
+  EXPECT_EQ(out["fields"][0]["name"], "kind");
+  EXPECT_EQ(out["fields"][0]["accepted"].get<std::string>().rfind("one of train", 0), 0u)
+      << out["fields"][0]["accepted"];
 }
 
 TEST_F(ServerTest, EstimatesAreCalibratedByMeasurements) {

@@ -38,6 +38,17 @@ struct CalibrationCase {
   // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s; FLOPs
   // per token over GPUs and peak for MFU).
   double throughput_scale = 1;
+  // The benchmark trains `num_gpus` copies that never synchronise (the harness launches several
+  // processes without wrapping the model for data parallelism): predicted as one GPU's
+  // throughput times the count.
+  bool independent_replicas = false;
+  // What the row's source leaves unstated and the loader assumed, for --cases.
+  std::string assumption;
+  // Rows a bottleneck the estimator does not represent decides are scored but never fitted,
+  // so they cannot bend the parameters that describe everything else.
+  bool fitted = true;
+  // From tests/calibration: public figures the fit never sees, reported apart.
+  bool held_out = false;
 };
 
 struct SkippedRow {
@@ -55,6 +66,11 @@ Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
 // from a CSV in the layout of tests/calibration/large_model_training.csv.
 Status LoadLargeModelCases(const Catalog& catalog, const std::string& path,
                            std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped);
+
+// Reads any table of tests/calibration (training throughput in train_throughput.csv's layout,
+// large-model training, or the workload-fields layout), as held-out cases: scored, never fitted.
+Status LoadExtraCases(const Catalog& catalog, const std::string& path,
+                      std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped);
 
 // The prediction for a case, in the case's unit.
 Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* predicted);

@@ -23,6 +23,9 @@ struct MemoryBreakdown {
   double comm_buffers_bytes = 0;
   double runtime_bytes = 0;  // CUDA context and allocator slack
   double capacity_bytes = 0;
+  // Host memory the recipe keeps per node (offloaded optimizer state and activations, paged
+  // optimizer spill); not part of the device total.
+  double host_bytes = 0;
 
   double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
@@ -48,6 +51,7 @@ struct TimeBreakdown {
   // By resource: what the phases spend their time on.
   double compute_s = 0;       // math at the efficiency-scaled peak
   double memory_s = 0;        // DRAM traffic at the efficiency-scaled bandwidth
+  double launch_s = 0;        // kernel launch gaps and host dispatch the device waits for
   double communication_s = 0; // collectives not hidden behind compute
   double bubble_s = 0;        // pipeline fill and drain
   double optimizer_s = 0;     // optimizer step (memory-bound)

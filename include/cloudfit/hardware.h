@@ -4,6 +4,7 @@
 #ifndef CLOUDFIT_HARDWARE_H_
 #define CLOUDFIT_HARDWARE_H_
 
+#include <optional>
 #include <string>
 
 #include "cloudfit/catalog.h"
@@ -16,6 +17,17 @@ struct HardwareSpec {
   std::string instance;  // instance type; fixes GPU, count, vCPUs, memory and network
   int nodes = 1;
   double network_gbps = 0;  // between nodes, per node; 0 = the instance's or a default
+  // GPUs of one node exchange data directly over PCIe (peer to peer) or through host memory.
+  // Unset: from the GPU (GeForce boards have peer to peer disabled; others have it).
+  std::optional<bool> peer_to_peer;
+};
+
+// How GPUs of one node reach each other.
+enum class IntraNodeLink {
+  kNone,       // one GPU
+  kNvlink,     // NVLink/NVSwitch (or AMD Infinity Fabric)
+  kPciePeer,   // PCIe, peer to peer
+  kPcieHost,   // PCIe through host memory (no peer to peer): every hop is two copies
 };
 
 struct Hardware {
@@ -28,11 +40,17 @@ struct Hardware {
   int vcpus_per_node = 0;       // 0 when unknown (GPU named without an instance)
   double host_memory_bytes_per_node = 0;
   const CpuGeneration* cpu = nullptr;
-  // Per-direction bandwidth a ring collective gets on each hop inside a node, and between nodes.
+  // Nominal per-direction bandwidth of one GPU's link inside a node, and of a node's network
+  // between nodes. What collectives reach of them is the communication model's business
+  // (src/estimate/communication.h).
+  IntraNodeLink intra_link = IntraNodeLink::kNone;
   double intra_node_bytes_per_s = 0;
   double inter_node_bytes_per_s = 0;
-  std::string intra_node_link;  // "NVLink" or "PCIe gen 4"
+  Interconnect interconnect = Interconnect::kUnknown;  // the fabric between nodes
+  bool inter_node_assumed = false;  // no instance says what the network is: a default was used
+  std::string intra_node_link;  // for people: "NVLink", "PCIe gen 4", "PCIe gen 4 via host"
   double network_override_bits_per_s = 0;  // from HardwareSpec::network_gbps
+  std::optional<bool> peer_to_peer;        // from HardwareSpec::peer_to_peer
 
   int total_gpus() const;
   bool has_gpu() const { return gpu != nullptr && gpus_per_node > 0; }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cloudfit/operators.h"
+
 namespace cloudfit {
 
 struct Model {
@@ -29,6 +31,9 @@ struct Model {
   // transformer, cnn, rnn, flow, recsys: how its compute behaves (efficiency lookups).
   // Empty: derived from the family.
   std::string compute_class;
+  // The forward operators of models that the transformer shape does not describe (CNNs, RNNs,
+  // diffusion U-Nets): rows of data/operators.csv, per sample at `resolution`.
+  std::vector<Operator> operators;
   std::string source;
   std::string as_of;
   std::string notes;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cloudfit/cost.h"
@@ -112,11 +113,21 @@ struct Candidate {
   double total_gpus() const;
 };
 
+// When nothing is feasible: one change to the request that would make something feasible, as
+// the workload fields and options to set (named as a request or workload file names them), so
+// a program or the web page can apply it. `note` says it in words (it is in `notes` too).
+struct FitHint {
+  std::string note;
+  std::vector<std::pair<std::string, std::string>> workload;  // field -> value
+  std::vector<std::pair<std::string, std::string>> options;   // option -> value
+};
+
 struct Recommendation {
   std::vector<Candidate> ranked;    // feasible, best first
   std::vector<Candidate> rejected;  // with reasons
   int candidates_considered = 0;
   std::vector<std::string> notes;  // about the whole request (catalog age, what would fit)
+  std::vector<FitHint> hints;      // what would fit, when nothing does
 };
 
 // The workload must be finalized (FinalizeWorkload).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloudfit/model.h"
@@ -37,6 +38,10 @@ enum class NumericFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8, kInt4 };
 enum class Optimizer { kAdamW, kSgdMomentum, kAdafactor, kAdam8bit };
 enum class Recompute { kNone, kSelective, kFull };
 enum class LoraTargets { kQueryValue, kAttention, kMlp, kAllLinear };
+// How the loss turns logits into a cross-entropy: materialise all the logits and an FP32 copy
+// (PyTorch's default), upcast them a chunk at a time (torchtune's chunked loss), or fuse the
+// output projection with the loss so the logits are never whole (Liger's fused linear CE).
+enum class CrossEntropy { kStandard, kChunked, kFused };
 
 // Speed corrections from measurements (cloudfit/measured_calibration.h), never read from a
 // workload file. A device's effective peak FLOP/s and memory bandwidth are multiplied by these,
@@ -74,6 +79,9 @@ struct Workload {
   WorkloadKind kind = WorkloadKind::kTrain;
   std::string model_name;    // zoo name or alias
   std::string model_config;  // path to a Hugging Face config.json instead of a zoo name
+  // Or the config.json itself, as JSON text (HTTP requests send it inline: the API reads no
+  // files). At most one of the two is set.
+  std::string model_config_json;
   Model model;               // resolved architecture (zoo, config.json or explicit numbers)
   // Architecture numbers given explicitly (params_b, layers, ...), applied over the model.
   std::map<std::string, double> architecture_overrides;
@@ -104,6 +112,16 @@ struct Workload {
   bool flash_attention = true;
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::kAllLinear;
+  // Memory recipes of real fine-tuning runs (torchtune, Hugging Face TRL, DeepSpeed).
+  bool optimizer_in_backward = false;  // step and free each gradient as backward produces it
+  bool paged_optimizer = false;        // bitsandbytes paged states: spill to host under pressure
+  CrossEntropy cross_entropy = CrossEntropy::kStandard;
+  int loss_chunks = 8;                 // chunks of the chunked cross-entropy
+  bool activation_offload = false;     // keep saved activations in host memory
+  bool optimizer_offload = false;      // optimizer state and master weights on the CPU
+  // The software that runs the kernels, for its efficiencies (data/efficiency.csv): pytorch
+  // (eager PyTorch with cuBLAS/cuDNN), llama.cpp, vllm, tensorrt-llm. Empty: by kind.
+  std::string software;
 
   // Serving.
   double request_rate = 1;        // requests/s
@@ -201,9 +219,13 @@ const std::vector<WorkloadField>& WorkloadFields();
 // allowed: "batch: -4 is not allowed; a whole number >= 1".
 Status SetWorkloadField(Workload* w, const std::string& name, const std::string& value);
 
-// Reads a YAML or JSON mapping of field names to values.
+// Reads a YAML or JSON mapping of field names to values from a regular file of at most
+// kMaxDocumentBytes (util/validate.h).
 Status LoadWorkloadFile(const std::string& path, std::vector<std::pair<std::string, std::string>>*
                                                      fields);
+// The same from text; `origin` names it in errors.
+Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
+                             std::vector<std::pair<std::string, std::string>>* fields);
 
 // Resolves the model (zoo, config.json, or explicit numbers already set), fills defaults that
 // depend on it, and checks the whole workload for consistency.

@@ -2,23 +2,113 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "estimate/estimate_internal.h"
+#include "estimate/device_model.h"
 #include "util/csv.h"
 
 namespace cloudfit {
 
 namespace {
 
-struct Parameter {
-  EfficiencyFactor key;           // parameter, architecture, precision, workload_class
-  std::vector<size_t> cases;      // the cases whose prediction it shapes
-  double min = 0, max = 0;        // search range
+// One fitted row of data/efficiency.csv and the cases it shapes.
+struct FitParameter {
+  const char* parameter;
+  const char* stack;
+  const char* group;
+  double min, max;  // search range
+  std::function<bool(const CalibrationCase&, const std::string& math_unit)> applies;
 };
+
+std::string Software(const CalibrationCase& c) {
+  return c.workload.software.empty() ? "pytorch" : c.workload.software;
+}
+
+bool PytorchTraining(const CalibrationCase& c) {
+  return c.family == MetricFamily::kTrainingThroughput && Software(c) == "pytorch";
+}
+
+// Whether the model has convolutions over feature maps (`spatial`) or over sequences.
+bool HasConv(const CalibrationCase& c, bool spatial) {
+  for (const Operator& op : c.workload.model.operators) {
+    if (op.kind == OpKind::kConv && op.spatial == spatial) return true;
+  }
+  return false;
+}
+
+bool Tensor(const std::string& unit) { return unit.rfind("tensor", 0) == 0; }
+
+// The parameters a fit adjusts. Everything else in data/efficiency.csv is read from a source.
+const std::vector<FitParameter>& Parameters() {
+  static const std::vector<FitParameter> params = {
+      {"gemm_fraction", "pytorch", "tensor", 0.2, 1.0,
+       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && Tensor(u); }},
+      {"gemm_fraction", "pytorch", "simt", 0.2, 1.0,
+       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && !Tensor(u); }},
+      {"conv_fraction", "pytorch", "tensor", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && Tensor(u) && HasConv(c, true);
+       }},
+      {"conv_fraction", "pytorch", "simt", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && !Tensor(u) && HasConv(c, true);
+       }},
+      {"conv_fraction", "pytorch", "tensor-1d", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && Tensor(u) && HasConv(c, false);
+       }},
+      {"conv_fraction", "pytorch", "simt-1d", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && !Tensor(u) && HasConv(c, false);
+       }},
+      {"gemm_k_half", "pytorch", "gpu", 1, 4096,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      {"stream_fraction", "pytorch", "*", 0.2, 1.0,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      {"reduction_fraction", "pytorch", "*", 0.1, 1.0,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      // Launch gaps between back-to-back kernels are a few microseconds on every CUDA GPU, and
+      // PyTorch's eager dispatch tens at most: the ranges keep the fit from using either as
+      // slack for effects they are not.
+      {"kernel_gap_us", "pytorch", "gpu", 1, 8,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      {"dispatch_us", "pytorch", "gpu", 5, 40,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      {"sm_bandwidth_gbps", "pytorch", "gpu", 2, 60,
+       [](const CalibrationCase& c, const std::string&) { return PytorchTraining(c); }},
+      {"sm_bandwidth_gbps", "llama.cpp", "gpu", 2, 60,
+       [](const CalibrationCase& c, const std::string&) {
+         return c.family == MetricFamily::kLlmDecode && Software(c) == "llama.cpp";
+       }},
+      {"bus_bandwidth_gbps", "*", "host-staged", 0.5, 50,
+       [](const CalibrationCase& c, const std::string&) {
+         return c.num_gpus > 1 && c.hardware.peer_to_peer == false;
+       }},
+      {"gemm_fraction", "llama.cpp", "tensor", 0.05, 1.0,
+       [](const CalibrationCase& c, const std::string& u) {
+         return c.family == MetricFamily::kLlmPrefill && Software(c) == "llama.cpp" &&
+                u == "tensor-fp16";
+       }},
+      {"stream_fraction", "llama.cpp", "*", 0.2, 1.0,
+       [](const CalibrationCase& c, const std::string&) {
+         return c.family == MetricFamily::kLlmDecode && Software(c) == "llama.cpp";
+       }},
+      {"kernel_gap_us", "llama.cpp", "gpu", 1, 8,
+       [](const CalibrationCase& c, const std::string&) {
+         return c.family == MetricFamily::kLlmDecode && Software(c) == "llama.cpp";
+       }},
+      {"layer_split_hop_us", "llama.cpp", "*", 1, 5000,
+       [](const CalibrationCase& c, const std::string&) {
+         return Software(c) == "llama.cpp" && c.num_gpus > 1 &&
+                (c.family == MetricFamily::kLlmDecode || c.family == MetricFamily::kLlmPrefill);
+       }},
+  };
+  return params;
+}
 
 double CaseLogError(const Catalog& catalog, const CalibrationCase& c) {
   double predicted = 0;
@@ -29,9 +119,8 @@ double CaseLogError(const Catalog& catalog, const CalibrationCase& c) {
 // The objective: the mean over (metric family, GPU) groups of the group's mean Cauchy loss
 // log(1 + (e / 0.1)^2) of the log errors e. Groups weigh each GPU equally, so no GPU can be
 // sacrificed to the others; the Cauchy loss behaves like squared error for small errors and
-// like log |e| for outliers, so a few rows the model cannot describe (Tacotron's recurrence,
-// Transformer-XL's adaptive softmax) do not drag the rest, and unlike a median it is smooth
-// enough for coordinate descent to settle.
+// like log |e| for outliers, so a few rows the model cannot describe do not drag the rest, and
+// unlike a median it is smooth enough for coordinate descent to settle.
 double Objective(const Catalog& catalog, const std::vector<CalibrationCase>& cases,
                  const std::vector<size_t>& which) {
   std::map<std::string, std::pair<double, int>> groups;
@@ -47,16 +136,15 @@ double Objective(const Catalog& catalog, const std::vector<CalibrationCase>& cas
   return total / groups.size();
 }
 
-EfficiencyFactor* Row(EfficiencyTable* table, const EfficiencyFactor& key, double initial) {
+EfficiencyFactor* Row(EfficiencyTable* table, const FitParameter& p) {
   for (EfficiencyFactor& row : table->mutable_rows()) {
-    if (row.parameter == key.parameter && row.architecture == key.architecture &&
-        row.precision == key.precision && row.workload_class == key.workload_class) {
-      return &row;
-    }
+    if (row.parameter == p.parameter && row.stack == p.stack && row.group == p.group) return &row;
   }
-  EfficiencyFactor row = key;
-  row.value = initial;
-  row.source = "fitted by cloudfit calibrate fit";
+  EfficiencyFactor row;
+  row.parameter = p.parameter;
+  row.stack = p.stack;
+  row.group = p.group;
+  row.value = std::sqrt(p.min * p.max);
   table->mutable_rows().push_back(row);
   return &table->mutable_rows().back();
 }
@@ -71,130 +159,100 @@ std::string Describe(const std::vector<CalibrationCase>& cases, const std::vecto
   }
   std::string out;
   for (const auto& [file, n] : per_file) {
-    std::string folder = file == "large_model_training.csv" ? "tests/calibration/"
-                                                             : "shared/calibration/";
-    out += fmt::format("{}{} rows of {}{}", out.empty() ? "" : " + ", n, folder, file);
+    out += fmt::format("{}{} rows of {}", out.empty() ? "" : " + ", n, file);
   }
   std::string gpu_list;
   for (const std::string& g : gpus) gpu_list += (gpu_list.empty() ? "" : ", ") + g;
   return out + " (" + gpu_list + ")";
 }
 
+// The math unit a case's matrix multiplies run on (tensor-fp16, tensor-tf32, simt-fp32, ...).
+std::string MathUnit(const Catalog& catalog, const CalibrationCase& c) {
+  Hardware hw;
+  if (!ResolveHardware(catalog, c.hardware, &hw).ok() || !hw.has_gpu()) return "cpu";
+  return BuildDeviceModel(catalog.efficiency(), hw, c.workload.precision, RateScale()).math_unit;
+}
+
 }  // namespace
 
 Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases,
-                     FitReport* report) {
-  // Group cases by the factors that shape them.
-  std::map<std::string, Parameter> params;
-  auto add = [&](const std::string& parameter, const std::string& arch, const std::string& prec,
-                 const std::string& cls, size_t i, double min, double max) {
-    std::string k = parameter + "|" + arch + "|" + prec + "|" + cls;
-    Parameter& p = params[k];
-    p.key.parameter = parameter;
-    p.key.architecture = arch;
-    p.key.precision = prec;
-    p.key.workload_class = cls;
-    p.min = min;
-    p.max = max;
-    p.cases.push_back(i);
-  };
-  std::vector<size_t> scored;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const CalibrationCase& c = cases[i];
-    if (c.family == MetricFamily::kFits || c.family == MetricFamily::kMemory) continue;
-    if (c.family == MetricFamily::kLargeModelTraining) {
-      // Only MosaicML's single-node rows inform the fit, and only the GEMM-size term (the
-      // shared rows have no model above 3B); the multi-node rows and the papers' rows stay a
-      // held-out check of generality.
-      if (c.source.find("llm-foundry") == std::string::npos || c.num_gpus > 8) continue;
-      scored.push_back(i);
-      add("gemm_half_size", "*", "*", "transformer", i, 16, 8192);
-      continue;
-    }
-    const Accelerator* gpu = nullptr;
-    if (!catalog->FindAccelerator(c.gpu, &gpu).ok()) continue;
-    scored.push_back(i);
-    DeviceRates rates = GpuRates(*gpu, c.workload.precision);
-    std::string cls = ComputeClass(c.workload.model);
-    if (c.family == MetricFamily::kTrainingThroughput) {
-      add("compute_efficiency", rates.architecture, rates.precision_key, "*", i, 0.05, 1.0);
-      add("bandwidth_efficiency", rates.architecture, "*", "*", i, 0.3, 1.0);
-      add("class_compute_factor", "*", "*", cls, i, 0.2, 3.0);
-      if (c.workload.model.layers > 0) {
-        add("activation_traffic", "*", "*", cls, i, 0.1, 50);
-        if (cls == "transformer") add("gemm_half_size", "*", "*", cls, i, 16, 8192);
-      }
-      else add("flops_per_byte", "*", "*", cls, i, 1, 100000);
-      if (c.num_gpus > 1) add("sync_seconds_per_doubling", "*", "*", "*", i, 1e-5, 0.1);
-    } else if (c.family == MetricFamily::kLlmDecode) {
-      add("bandwidth_efficiency", rates.architecture, rates.precision_key, "llm_decode", i, 0.2,
-          1.0);
-      if (c.num_gpus > 1) add("layer_split_hop_s", "*", "*", "*", i, 1e-6, 5e-3);
-    } else if (c.family == MetricFamily::kLlmPrefill) {
-      add("compute_efficiency", rates.architecture, rates.precision_key, "llm_prefill", i, 0.05,
-          1.0);
-      if (c.num_gpus > 1) add("layer_split_hop_s", "*", "*", "*", i, 1e-6, 5e-3);
-    }
+                     const FitOptions& options, FitReport* report,
+                     const std::vector<size_t>& which) {
+  std::vector<size_t> pool = which;
+  if (pool.empty()) {
+    for (size_t i = 0; i < cases.size(); ++i) pool.push_back(i);
   }
-  // A per-architecture efficiency needs evidence from several models; fitted to one model's
-  // rows it would describe that software stack, not the hardware (the PEFT rows, one model
-  // under Hugging Face's trainer, are all there is for Ada). Such architectures borrow the
-  // nearest calibrated one's efficiency instead (NearestCalibratedArchitecture).
-  for (auto it = params.begin(); it != params.end();) {
-    std::set<std::string> models;
-    for (size_t i : it->second.cases) models.insert(cases[i].workload.model.name);
-    bool per_architecture = (it->second.key.parameter == "compute_efficiency" ||
-                             it->second.key.parameter == "bandwidth_efficiency") &&
-                            it->second.key.workload_class == "*";
-    it = per_architecture && models.size() < 3 ? params.erase(it) : std::next(it);
+  std::vector<std::string> units(cases.size());
+  for (size_t i : pool) units[i] = MathUnit(*catalog, cases[i]);
+  struct Active {
+    const FitParameter* param;
+    std::vector<size_t> cases;
+  };
+  std::vector<Active> active;
+  std::set<size_t> scored;
+  for (const FitParameter& p : Parameters()) {
+    Active a{&p, {}};
+    for (size_t i : pool) {
+      if (cases[i].fitted && p.applies(cases[i], units[i])) a.cases.push_back(i);
+    }
+    if (a.cases.empty()) continue;
+    scored.insert(a.cases.begin(), a.cases.end());
+    active.push_back(std::move(a));
   }
   EfficiencyTable& table = catalog->mutable_efficiency();
-  // Rows an earlier fit wrote but this one does not fit are dropped, so the table says only
-  // what the current evidence supports.
-  auto& all = table.mutable_rows();
-  all.erase(std::remove_if(all.begin(), all.end(),
-                           [&](const EfficiencyFactor& r) {
-                             if (r.source.rfind("fitted by cloudfit", 0) != 0) return false;
-                             std::string k = r.parameter + "|" + r.architecture + "|" +
-                                             r.precision + "|" + r.workload_class;
-                             return params.count(k) == 0;
-                           }),
-            all.end());
+  // A fitted parameter without evidence in this fit leaves the table: the estimator then falls
+  // back to a more general row or its default, and a cross-validation fold cannot borrow a
+  // value fitted on the rows it left out.
+  auto& all_rows = table.mutable_rows();
+  all_rows.erase(std::remove_if(all_rows.begin(), all_rows.end(),
+                                [&](const EfficiencyFactor& r) {
+                                  for (const FitParameter& p : Parameters()) {
+                                    if (r.parameter != p.parameter || r.stack != p.stack ||
+                                        r.group != p.group) {
+                                      continue;
+                                    }
+                                    for (const Active& a : active) {
+                                      if (a.param == &p) return false;
+                                    }
+                                    return true;
+                                  }
+                                  return false;
+                                }),
+                 all_rows.end());
   // Create every row first: adding rows moves the table, so pointers are taken afterwards.
-  for (auto& [k, p] : params) {
-    double initial = std::sqrt(p.min * p.max);
-    if (p.key.parameter == "allreduce_overlap") initial = 0.7;
-    Row(&table, p.key, initial);
+  for (const Active& a : active) Row(&table, *a.param);
+  std::vector<std::pair<const Active*, EfficiencyFactor*>> rows;
+  for (const Active& a : active) {
+    EfficiencyFactor* row = Row(&table, *a.param);
+    // Every fit starts from the same place, whatever the table held, so it is reproducible.
+    row->value = std::sqrt(a.param->min * a.param->max);
+    rows.push_back({&a, row});
   }
-  // Every fit starts from the same place, whatever the table held, so it is reproducible.
-  std::vector<std::pair<Parameter*, EfficiencyFactor*>> rows;
-  for (auto& [k, p] : params) {
-    EfficiencyFactor* row = Row(&table, p.key, 0);
-    row->value = p.key.parameter == "allreduce_overlap"      ? 0.7
-                 : p.key.parameter == "class_compute_factor" ? 1.0
-                                                              : std::sqrt(p.min * p.max);
-    rows.push_back({&p, row});
-  }
+  std::vector<size_t> all(scored.begin(), scored.end());
   report->parameters = static_cast<int>(rows.size());
-  report->cases = static_cast<int>(scored.size());
-  report->objective_before = Objective(*catalog, cases, scored);
+  report->cases = static_cast<int>(all.size());
+  report->objective_before = Objective(*catalog, cases, all);
   // Coordinate descent: the first passes scan each factor's whole range, later ones a shrinking
   // window around its current value, so factors that trade off against each other settle.
   const double kWindows[] = {0, 0, 0, 4, 2, 1.5, 1.25, 1.1, 1.05};
-  for (double window : kWindows) {
-    for (auto& [p, row] : rows) {
-      double lo = p->min, hi = p->max;
+  int passes = std::clamp(options.passes, 1, 9);
+  for (int pass = 0; pass < passes; ++pass) {
+    // Shorter schedules keep the wide scans and the last, finest window.
+    int index = passes >= 9 ? pass : pass < passes - 1 ? std::min(pass, 2) : 8;
+    double window = kWindows[index];
+    for (auto& [a, row] : rows) {
+      double lo = a->param->min, hi = a->param->max;
       if (window > 0) {
-        lo = std::max(p->min, row->value / window);
-        hi = std::min(p->max, row->value * window);
+        lo = std::max(lo, row->value / window);
+        hi = std::min(hi, row->value * window);
       }
       double best_value = row->value;
-      double best_error = Objective(*catalog, cases, p->cases);
-      const int kSteps = window > 0 ? 16 : 40;
+      double best_error = Objective(*catalog, cases, a->cases);
+      const int kSteps = window > 0 ? 12 : 24;
       for (int s = 0; s <= kSteps; ++s) {
         double v = lo * std::pow(hi / lo, static_cast<double>(s) / kSteps);
         row->value = v;
-        double err = Objective(*catalog, cases, p->cases);
+        double err = Objective(*catalog, cases, a->cases);
         if (err < best_error - 1e-12) {
           best_error = err;
           best_value = v;
@@ -203,27 +261,82 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
       row->value = best_value;
     }
   }
-  for (auto& [p, row] : rows) {
+  for (auto& [a, row] : rows) {
     // Three significant figures: the data file should not pretend to more.
     row->value = std::stod(fmt::format("{:.3g}", row->value));
-    row->fitted_to = Describe(cases, p->cases);
+    row->fitted_to = Describe(cases, a->cases);
     row->source = "fitted by cloudfit calibrate fit (per-GPU Cauchy loss of log error)";
   }
-  report->objective_after = Objective(*catalog, cases, scored);
+  report->objective_after = Objective(*catalog, cases, all);
+  return Status::OK();
+}
+
+std::string_view HoldoutName(Holdout holdout) {
+  return holdout == Holdout::kGpu ? "gpu" : "model";
+}
+
+Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases,
+                     Holdout holdout, const FitOptions& options, CrossValidation* out) {
+  out->holdout = holdout;
+  out->stats.clear();
+  auto key = [&](const CalibrationCase& c) {
+    return holdout == Holdout::kGpu ? c.gpu : c.workload.model.name;
+  };
+  std::set<std::string> groups;
+  for (const CalibrationCase& c : cases) {
+    if (c.family != MetricFamily::kFits && c.family != MetricFamily::kLargeModelTraining &&
+        !c.held_out) {
+      groups.insert(key(c));
+    }
+  }
+  const std::vector<EfficiencyFactor> saved = catalog->efficiency().rows();
+  // Every error below comes from a fit that never saw the case's group.
+  std::map<std::string, std::vector<double>> errors;
+  for (const std::string& group : groups) {
+    std::vector<size_t> train;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (key(cases[i]) != group) train.push_back(i);
+    }
+    catalog->mutable_efficiency().mutable_rows() = saved;
+    FitReport report;
+    Status s = FitEfficiency(catalog, cases, options, &report, train);
+    if (!s.ok()) {
+      catalog->mutable_efficiency().mutable_rows() = saved;
+      return s;
+    }
+    for (const CalibrationCase& c : cases) {
+      if (key(c) != group || c.family == MetricFamily::kFits || c.measured <= 0 || c.held_out) {
+        continue;
+      }
+      double p = 0;
+      double ape = PredictCase(*catalog, c, &p).ok() && p > 0
+                       ? std::abs(p - c.measured) / c.measured
+                       : 1;
+      std::string family(MetricFamilyName(c.family));
+      errors[family].push_back(ape);
+      errors[family + "/" + group].push_back(ape);
+    }
+  }
+  catalog->mutable_efficiency().mutable_rows() = saved;
+  for (const auto& [k, v] : errors) {
+    out->stats[k] = {static_cast<int>(v.size()), Percentile(v, 0.5), Percentile(v, 0.9), 0};
+  }
   return Status::OK();
 }
 
 std::string FormatEfficiencyCsv(const EfficiencyTable& table) {
   std::string out =
-      "# Efficiency factors: the fraction of datasheet peaks that real software reaches, and "
-      "the\n# memory traffic of each workload class. Rows with fitted_to naming shared/calibration "
-      "rows\n# are produced by `cloudfit calibrate fit --calibration ../shared/calibration`; the "
-      "others\n# are set by hand from the cited source. See docs/estimation.md.\n"
-      "parameter,architecture,precision,workload_class,value,fitted_to,source\n";
+      "# Efficiency factors: what real software reaches of what the hardware sustains, per "
+      "software\n# stack and operator group, and the constants of memory and links. Hardware "
+      "differences live in\n# accelerators.csv (sustained clocks, measured bandwidth, SM "
+      "counts), model differences in each\n# model's operators; the few fractions left here "
+      "are properties of the software. Rows whose\n# fitted_to names calibration rows are "
+      "produced by `cloudfit calibrate fit`; the others are read\n# from the cited source. See "
+      "docs/estimation.md.\n"
+      "parameter,stack,group,value,fitted_to,source\n";
   for (const EfficiencyFactor& r : table.rows()) {
-    out += fmt::format("{},{},{},{},{},{},{}\n", CsvEscape(r.parameter), CsvEscape(r.architecture),
-                       CsvEscape(r.precision), CsvEscape(r.workload_class), r.value,
-                       CsvEscape(r.fitted_to), CsvEscape(r.source));
+    out += fmt::format("{},{},{},{},{},{}\n", CsvEscape(r.parameter), CsvEscape(r.stack),
+                       CsvEscape(r.group), r.value, CsvEscape(r.fitted_to), CsvEscape(r.source));
   }
   return out;
 }

@@ -1,12 +1,12 @@
 #include "cloudfit/measured_calibration.h"
 
 #include <cmath>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "cloudfit/estimate.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -76,45 +76,151 @@ bool Increasing(UnitKind kind) { return kind != UnitKind::kSecondsPerStep; }
 
 }  // namespace
 
+namespace {
+
+// The parts of "<number> <unit> on [<count>x] <device> [x<nodes>]", as written.
+struct MeasurementParts {
+  std::string_view value, unit, count, device, nodes;
+};
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsUnitChar(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '/'; }
+
+// A decimal "[digits][.]digits" at the start of `s`, with an exponent when `exponent`; its
+// length, or 0 when there is none.
+size_t ScanDecimal(std::string_view s, bool exponent) {
+  size_t i = 0;
+  while (i < s.size() && IsDigit(s[i])) ++i;
+  size_t integer_digits = i;
+  if (i < s.size() && s[i] == '.') {
+    size_t fraction_start = ++i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    if (i == fraction_start) i = fraction_start - 1;  // "1." is "1" followed by "."
+  }
+  if (i == 0 || (integer_digits == 0 && i == 1)) return 0;
+  if (exponent && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    size_t digits = j;
+    while (j < s.size() && IsDigit(s[j])) ++j;
+    if (j > digits) i = j;
+  }
+  return i;
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A hand-written scanner: linear in the text, no recursion, no backtracking (std::regex
+// recursed once per character and overflowed the stack on long input).
+bool SplitMeasurement(std::string_view text, MeasurementParts* out) {
+  std::string_view s = TrimSpace(text);
+  size_t n = ScanDecimal(s, true);
+  if (n == 0) return false;
+  out->value = s.substr(0, n);
+  s.remove_prefix(n);
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  size_t unit = 0;
+  while (unit < s.size() && IsUnitChar(s[unit])) ++unit;
+  if (unit == 0) return false;
+  out->unit = s.substr(0, unit);
+  s.remove_prefix(unit);
+  // At least one space, "on", at least one space.
+  if (s.empty() || !IsSpace(s.front())) return false;
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  if (s.substr(0, 2) != "on" || s.size() < 3 || !IsSpace(s[2])) return false;
+  s.remove_prefix(2);
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  // An optional "<count>x" before the device, taken only when a device follows it.
+  out->count = {};
+  size_t count = ScanDecimal(s, false);
+  if (count > 0) {
+    size_t i = count;
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    if (i < s.size() && s[i] == 'x') {
+      std::string_view rest = TrimSpace(s.substr(i + 1));
+      if (!rest.empty()) {
+        out->count = s.substr(0, count);
+        s = rest;
+      }
+    }
+  }
+  s = TrimSpace(s);
+  // An optional " x<nodes>" after the device.
+  out->nodes = {};
+  size_t end = s.size();
+  while (end > 0 && IsDigit(s[end - 1])) --end;
+  if (end < s.size()) {
+    size_t x = end;
+    while (x > 0 && IsSpace(s[x - 1])) --x;
+    if (x > 0 && s[x - 1] == 'x' && x >= 2 && IsSpace(s[x - 2])) {
+      std::string_view device = TrimSpace(s.substr(0, x - 1));
+      if (!device.empty()) {
+        out->nodes = s.substr(end);
+        s = device;
+      }
+    }
+  }
+  if (s.empty()) return false;
+  out->device = s;
+  return true;
+}
+
+}  // namespace
+
 Status ParseThroughputMeasurement(const Catalog& catalog, std::string_view text,
                                   ThroughputMeasurement* out) {
-  static const std::regex pattern(
-      R"(^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]+)\s+on\s+(?:([0-9]*\.?[0-9]+)\s*x\s*)?(.+?)(?:\s+x\s*([0-9]+))?\s*$)");
-  std::string s(text);
-  std::smatch m;
-  if (!std::regex_match(s, m, pattern)) {
+  Status checked = CheckText("measured", text);
+  if (!checked.ok()) return checked;
+  MeasurementParts parts;
+  if (!SplitMeasurement(text, &parts)) {
     return Status::InvalidArgument(fmt::format(
         "measured: '{}' is not '<number> <unit> on <N>x <GPU>' or '<number> <unit> on "
         "<instance type>', e.g. '1.9 it/s on 1x A10'",
-        text));
+        Shown(text)));
   }
   ThroughputMeasurement t;
-  t.text = s;
-  t.value = std::stod(m[1].str());
-  if (!(t.value > 0) || !std::isfinite(t.value)) {
+  t.text = std::string(TrimSpace(text));
+  if (!ParseDouble(parts.value, &t.value) || !(t.value > 0)) {
     return Status::InvalidArgument("measured: the value must be a positive number");
   }
   UnitKind kind;
-  if (!ParseUnit(m[2].str(), &kind)) {
+  if (!ParseUnit(std::string(parts.unit), &kind)) {
     return Status::InvalidArgument(fmt::format("measured: unit '{}' is not one of {}",
-                                               m[2].str(), kAllowedUnits));
+                                               Shown(parts.unit), kAllowedUnits));
   }
-  t.unit = m[2].str();
-  std::string device = m[4].str();
+  t.unit = std::string(parts.unit);
+  std::string device(parts.device);
+  Status s = CheckName("measured: the device", device);
+  if (!s.ok()) return s;
+  if (!parts.nodes.empty()) {
+    long long nodes = 0;
+    s = ParseWholeNumber("measured: the node count", parts.nodes, 1, 100000, "nodes", &nodes);
+    if (!s.ok()) return s;
+    t.hardware.nodes = static_cast<int>(nodes);
+  }
   const InstanceType* instance = nullptr;
-  if (!m[3].matched && catalog.FindInstance(device, &instance).ok()) {
+  if (parts.count.empty() && catalog.FindInstance(device, &instance).ok()) {
     t.hardware.instance = instance->name;
-    if (m[5].matched) t.hardware.nodes = std::stoi(m[5].str());
   } else {
     const Accelerator* gpu = nullptr;
     Status found = catalog.FindAccelerator(device, &gpu);
     if (!found.ok()) {
       return Status::InvalidArgument(fmt::format(
-          "measured: '{}' is neither an instance type nor a GPU: {}", device, found.message()));
+          "measured: '{}' is neither an instance type nor a GPU: {}", Shown(device),
+          found.message()));
     }
     t.hardware.gpu = gpu->name;
-    t.hardware.gpus = m[3].matched ? std::stod(m[3].str()) : 1;
-    if (m[5].matched) t.hardware.nodes = std::stoi(m[5].str());
+    t.hardware.gpus = 1;
+    if (!parts.count.empty()) {
+      s = ParseNumber("measured: the GPU count", parts.count, 1e-3, 1024, "GPUs",
+                      &t.hardware.gpus);
+      if (!s.ok()) return s;
+    }
   }
   *out = t;
   return Status::OK();
@@ -248,10 +354,10 @@ Status CalibrateFromProbe(const Catalog& catalog, const nlohmann::json& probe, W
   const EfficiencyTable& eff = catalog.efficiency();
   // What each benchmark reaches of the datasheet peak on a typical healthy machine; a probe
   // above or below that says this machine is faster or slower than the catalog assumes.
-  const double gemm_typical = eff.Lookup("probe_gemm_fraction", "gpu", "*", "*", 0.8);
-  const double copy_typical = eff.Lookup("probe_copy_fraction", "gpu", "*", "*", 0.9);
-  const double cpu_gemm_typical = eff.Lookup("probe_gemm_fraction", "cpu", "*", "*", 0.85);
-  const double triad_typical = eff.Lookup("probe_copy_fraction", "cpu", "*", "*", 0.75);
+  const double gemm_typical = eff.Lookup("probe_gemm_fraction", "*", "gpu", 0.8);
+  const double copy_typical = eff.Lookup("probe_copy_fraction", "*", "gpu", 0.9);
+  const double cpu_gemm_typical = eff.Lookup("probe_gemm_fraction", "*", "cpu", 0.85);
+  const double triad_typical = eff.Lookup("probe_copy_fraction", "*", "cpu", 0.75);
   int applied = 0;
 
   const nlohmann::json* gpu = Field(probe, "gpu");

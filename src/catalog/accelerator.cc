@@ -59,6 +59,34 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out) {
     if (!a.peak_flops[static_cast<int>(Precision::kFp32)] && r.status().ok()) {
       r.Fail("fp32_tflops", "missing value");
     }
+    a.sm_count = static_cast<int>(r.OptionalNumber("sm_count", 1, 10000).value_or(0));
+    a.peak_clock_mhz = r.OptionalNumber("peak_clock_mhz", 100, 10000).value_or(0);
+    a.sustained_clock_mhz = r.OptionalNumber("sustained_clock_mhz", 100, 10000).value_or(0);
+    if (a.sustained_clock_mhz > 0 && a.peak_clock_mhz <= 0 && r.status().ok()) {
+      r.Fail("peak_clock_mhz", "a sustained clock needs the clock the peaks are computed at");
+    }
+    if (auto tflops = r.OptionalNumber("fp16_acc16_tflops", 0.001, kMaxTflops)) {
+      a.fp16_acc16_flops = *tflops * 1e12;
+    }
+    a.l2_cache_bytes = r.OptionalNumber("l2_cache_mb", 0, 100000).value_or(0) * 1024 * 1024;
+    a.measured_bandwidth_bytes_per_s =
+        r.OptionalNumber("measured_bw_gbps", 1, kMaxBandwidthGbps).value_or(0) * 1e9;
+    if (a.measured_bandwidth_bytes_per_s > a.memory_bandwidth_bytes_per_s * 1.05 && r.status().ok()) {
+      r.Fail("measured_bw_gbps", "above the datasheet memory bandwidth");
+    }
+    auto measured = [&](std::string_view column) -> std::optional<double> {
+      if (auto tflops = r.OptionalNumber(column, 0.001, kMaxTflops)) return *tflops * 1e12;
+      return std::nullopt;
+    };
+    a.measured_gemm_fp16_flops = measured("measured_gemm_fp16_tflops");
+    a.measured_gemm_tf32_flops = measured("measured_gemm_tf32_tflops");
+    a.measured_gemm_fp8_flops = measured("measured_gemm_fp8_tflops");
+    a.physics_source = r.Text("physics_source");
+    if (!a.physics_source.empty() || a.measured_gemm_fp16_flops) {
+      if (a.physics_source.empty() && r.status().ok()) {
+        r.Fail("physics_source", "measured figures need their source");
+      }
+    }
     a.nvlink_bytes_per_s = r.OptionalNumber("nvlink_gbps", 0, kMaxBandwidthGbps).value_or(0) * 1e9;
     a.pcie_gen = static_cast<int>(r.OptionalNumber("pcie_gen", 1, 7).value_or(0));
     a.tdp_w = r.OptionalNumber("tdp_w", 1, 10000).value_or(0);

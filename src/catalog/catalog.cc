@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,12 +10,41 @@
 #include "catalog/loaders.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
 namespace {
 
 constexpr const char* kInstancesDir = "instances/";
+
+// A name too long to be one: refused before any lookup, so its length costs nothing (edit
+// distances for suggestions grow with the square of it).
+Status TooLong(std::string_view what, std::string_view name) {
+  return Status::NotFound(fmt::format("unknown {} '{}': names are at most {} bytes", what,
+                                      Shown(name), kMaxNameBytes));
+}
+
+// Splits a normalized name ending in a memory size ("a10080gb", "rtx309024g") into the part
+// before the digits and the GiB, as the pattern ^(.*[a-z].*?)(\d+)g(b|ib)?$ would: the digits are
+// the whole run before the 'g', and the part before them holds a letter. A hand scan, linear and
+// without recursion (std::regex recursed per character and overflowed the stack on long names).
+bool SplitMemorySuffix(std::string_view key, std::string* base, double* gib) {
+  if (EndsWith(key, "gib")) key.remove_suffix(3);
+  else if (EndsWith(key, "gb")) key.remove_suffix(2);
+  else if (EndsWith(key, "g")) key.remove_suffix(1);
+  else return false;
+  size_t digits = key.size();
+  while (digits > 0 && key[digits - 1] >= '0' && key[digits - 1] <= '9') --digits;
+  if (digits == key.size()) return false;
+  std::string_view prefix = key.substr(0, digits);
+  if (std::none_of(prefix.begin(), prefix.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
+    return false;
+  }
+  if (!ParseDouble(key.substr(digits), gib)) return false;
+  *base = std::string(prefix);
+  return true;
+}
 
 Status ParseFile(const CatalogFiles& files, const std::string& origin, const std::string& name,
                  CsvTable* table) {
@@ -83,6 +111,11 @@ class CatalogBuilder {
     if (s.ok()) s = ParseModels(table, &c.models_);
     if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
     if (!s.ok()) return s;
+    if (c.files_.count("operators.csv")) {
+      s = ParseFile(c.files_, c.origin_, "operators.csv", &table);
+      if (s.ok()) s = ParseOperators(table, &c.models_);
+      if (!s.ok()) return s;
+    }
     // Optional files: a catalog without them estimates with default efficiencies and cannot
     // size renders or streams.
     if (c.files_.count("efficiency.csv")) {
@@ -157,17 +190,16 @@ Status Catalog::LoadDefault(const std::string& dir, Catalog* out) {
 }
 
 Status Catalog::FindAccelerator(std::string_view name, const Accelerator** out) const {
+  if (name.size() > kMaxNameBytes) return TooLong("GPU", name);
   std::string key = NormalizeName(name);
   if (auto it = accelerator_index_.find(key); it != accelerator_index_.end()) {
     *out = it->second;
     return Status::OK();
   }
   // "RTX 3090 24GB", "a100 80g": a known name followed by a memory size.
-  static const std::regex kMemorySuffix(R"(^(.*[a-z].*?)(\d+)g(b|ib)?$)");
-  std::smatch match;
-  if (std::regex_match(key, match, kMemorySuffix)) {
-    std::string base = match[1].str();
-    double gib = std::stod(match[2].str());
+  std::string base;
+  double gib = 0;
+  if (SplitMemorySuffix(key, &base, &gib)) {
     auto matches_memory = [gib](const Accelerator* a) {
       return std::abs(a->memory_bytes / kBytesPerGib - gib) <= 0.05 * gib + 0.5;
     };
@@ -189,7 +221,7 @@ Status Catalog::FindAccelerator(std::string_view name, const Accelerator** out) 
       return Status::OK();
     }
   }
-  return Status::NotFound(fmt::format("unknown GPU '{}'{}", name,
+  return Status::NotFound(fmt::format("unknown GPU '{}'{}", Shown(name),
                                       DidYouMean(ClosestNames(name, AllNames(accelerators_)))));
 }
 
@@ -226,16 +258,18 @@ const CpuGeneration* Catalog::FindCpu(std::string_view name) const {
 }
 
 Status Catalog::FindModel(std::string_view name, const Model** out) const {
+  if (name.size() > kMaxNameBytes) return TooLong("model", name);
   auto it = model_index_.find(NormalizeName(name));
   if (it != model_index_.end()) {
     *out = it->second;
     return Status::OK();
   }
-  return Status::NotFound(fmt::format("unknown model '{}'{}", name,
+  return Status::NotFound(fmt::format("unknown model '{}'{}", Shown(name),
                                       DidYouMean(ClosestNames(name, AllNames(models_)))));
 }
 
 Status Catalog::FindInstance(std::string_view name, const InstanceType** out) const {
+  if (name.size() > kMaxNameBytes) return TooLong("instance type", name);
   auto it = instance_index_.find(ToLower(Trim(name)));
   if (it != instance_index_.end()) {
     *out = it->second;
@@ -244,7 +278,7 @@ Status Catalog::FindInstance(std::string_view name, const InstanceType** out) co
   std::vector<std::string> names;
   for (const InstanceType& t : instances_) names.push_back(t.name);
   return Status::NotFound(
-      fmt::format("unknown instance type '{}'{}", name, DidYouMean(ClosestNames(name, names))));
+      fmt::format("unknown instance type '{}'{}", Shown(name), DidYouMean(ClosestNames(name, names))));
 }
 
 const CurrencyRate* Catalog::FindCurrency(std::string_view code) const {
@@ -264,7 +298,8 @@ Status Catalog::Convert(double amount, std::string_view from, std::string_view t
   for (const CurrencyRate& c : currencies_) known.push_back(c.currency);
   if (source == nullptr || target == nullptr) {
     return Status::InvalidArgument(fmt::format("currency: '{}' has no rate; known: {}",
-                                               source == nullptr ? from : to, Join(known, ", ")));
+                                               Shown(source == nullptr ? from : to),
+                                               Join(known, ", ")));
   }
   *out = amount * source->usd_per_unit / target->usd_per_unit;
   return Status::OK();

@@ -6,6 +6,7 @@
 #include "catalog/loaders.h"
 #include "util/date.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -160,8 +161,15 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     }
     // A row without any price needs no currency; a priced row must say which it is.
     price.currency = price.any_price() ? r.RequiredText("currency") : std::string(r.Text("currency"));
-    if (r.status().ok() && !price.currency.empty() && !catalog.FindCurrency(price.currency)) {
+    const CurrencyRate* rate = price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
+    if (r.status().ok() && !price.currency.empty() && rate == nullptr) {
       r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
+    }
+    // A price must also be plausible for its currency: 1e-300 is not "known and free".
+    for (int i = 0; i < kPricingModeCount && rate != nullptr && r.status().ok(); ++i) {
+      if (!price.per_hour[i]) continue;
+      Status plausible = CheckPricePerHour("", *price.per_hour[i], rate->currency, rate->usd_per_unit);
+      if (!plausible.ok()) r.Fail(kPriceColumns[i], plausible.message());
     }
     // Empty (or "unknown") where the source gives no date: never the day the file was read.
     std::string as_of(r.Text("as_of"));

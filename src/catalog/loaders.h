@@ -14,6 +14,9 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out);
 Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out);
 Status ParseCurrencies(const CsvTable& table, std::vector<CurrencyRate>* out);
 Status ParseModels(const CsvTable& table, std::vector<Model>* out);
+// Attaches each row of operators.csv to its model in `models`; checks that every model's
+// operators add up to its gflops_per_sample.
+Status ParseOperators(const CsvTable& table, std::vector<Model>* models);
 Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out);
 Status ParseRenderScores(const CsvTable& table, const Catalog& catalog,
                          std::vector<RenderScore>* out);

@@ -7,6 +7,7 @@
 #include "util/date.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -28,13 +29,21 @@ Status ApplyRow(const Catalog& base, const CsvTable& table, const CsvRow& row,
   PricingMode mode;
   if (!ParsePricingMode(mode_text, &mode)) {
     r.Fail("pricing_mode",
-           fmt::format("'{}' is not one of ondemand, spot, reserved_1y, reserved_3y", mode_text));
+           fmt::format("'{}' is not one of ondemand, spot, reserved_1y, reserved_3y",
+                       Shown(mode_text)));
   }
   if (price <= 0) r.Fail("price", "a price must be above 0");
   const CurrencyRate* rate = base.FindCurrency(currency);
-  if (rate == nullptr) r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", currency));
+  if (rate == nullptr) {
+    r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", Shown(currency)));
+  } else if (price > 0) {
+    Status plausible = CheckPricePerHour("", price, rate->currency, rate->usd_per_unit);
+    if (!plausible.ok()) r.Fail("price", plausible.message());
+  }
   int as_of_days = 0;
-  if (!ParseIsoDate(as_of, &as_of_days)) r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date");
+  if (!ParseIsoDate(as_of, &as_of_days)) {
+    r.Fail("as_of", "'" + Shown(as_of) + "' is not a YYYY-MM-DD date");
+  }
   InstanceType* type = r.status().ok() ? working->FindAnyProvider(type_name) : nullptr;
   if (r.status().ok() && type == nullptr) {
     const InstanceType* unused = nullptr;

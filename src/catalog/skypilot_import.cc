@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -18,6 +17,7 @@
 #include "util/file.h"
 #include "util/python_literal.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -45,9 +45,16 @@ bool IsNonGpuAccelerator(std::string_view name) {
 
 // GPUs per GCP machine: "a2-highgpu-4g" -> 4; g2-standard sizes per GCP's G2 documentation.
 double GcpBundledGpuCount(const std::string& type, double vcpus) {
-  static const std::regex kCount(R"(-(\d+)g$)");
-  std::smatch match;
-  if (std::regex_search(type, match, kCount)) return std::stod(match[1].str());
+  // "-<digits>g" at the end, scanned by hand (std::regex recursed once per digit).
+  if (EndsWith(type, "g")) {
+    size_t end = type.size() - 1, start = end;
+    while (start > 0 && type[start - 1] >= '0' && type[start - 1] <= '9') --start;
+    double count = 0;
+    if (start < end && start > 0 && type[start - 1] == '-' &&
+        ParseDouble(std::string_view(type).substr(start, end - start), &count)) {
+      return count <= 1024 ? count : 0;
+    }
+  }
   if (StartsWith(type, "g2-standard-")) {
     if (vcpus >= 96) return 8;
     if (vcpus >= 48) return 4;
@@ -277,20 +284,32 @@ class SkyPilotFile {
     std::string accelerator(Field(row, "AcceleratorName"));
     std::string region(Field(row, "Region"));
     if (type.empty()) {
-      if (IsNonGpuAccelerator(accelerator)) Skip("not a GPU (" + accelerator + ")");
+      if (IsNonGpuAccelerator(accelerator)) Skip("not a GPU (" + Shown(accelerator) + ")");
       else if (cloud_ != "gcp") Skip("row without an instance type");
       return;  // GCP attachable GPU rows are counted when used or at the end
     }
     if (region.empty()) return Skip("missing region");
+    if (!CheckName("", type).ok() || !CheckName("", region).ok() ||
+        (!accelerator.empty() && !CheckName("", accelerator).ok())) {
+      return Skip(fmt::format("instance type, region or accelerator name not UTF-8 text of at "
+                              "most {} bytes",
+                              kMaxNameBytes));
+    }
     auto price = Number(row, "Price");
     if (!price) return Skip("missing or non-numeric price");
     if (cloud_ == "gcp" && *price == 700.0) return Skip("placeholder price 700.0 (not offered)");
     if (*price <= 0) return Skip("price not above 0");
+    if (!CheckPricePerHour("", *price, "USD", 1).ok()) {
+      return Skip(fmt::format("implausible price (outside US${} to US${} per hour)",
+                              kMinUsdPerHour, kMaxUsdPerHour));
+    }
     // 0 stands for "no spot price" below: marketplaces write 0.00 for it.
     double spot = std::max(0.0, Number(row, "SpotPrice").value_or(0));
+    if (spot > 0 && !CheckPricePerHour("", spot, "USD", 1).ok()) spot = 0;
     auto vcpus = Number(row, "vCPUs");
     auto memory_gib = Number(row, "MemoryGiB");
-    if (!vcpus || *vcpus < 1 || *vcpus != std::floor(*vcpus) || !memory_gib || *memory_gib <= 0) {
+    if (!vcpus || *vcpus < 1 || *vcpus > 8192 || *vcpus != std::floor(*vcpus) || !memory_gib ||
+        *memory_gib <= 0 || *memory_gib > 1e6) {
       return Skip("missing or bad vCPUs or MemoryGiB");
     }
     double gpu_count = Number(row, "AcceleratorCount").value_or(0);
@@ -324,28 +343,36 @@ class SkyPilotFile {
     InstanceType shape;
     double per_gpu_bytes = 0;  // SkyPilot's own per-GPU figure, when it gives one
     if (!accelerator.empty()) {
-      if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + accelerator + ")");
+      if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + Shown(accelerator) + ")");
+      // SkyPilot's own per-GPU figure, when it gives one (AWS reports usable MiB), walked with
+      // checks at every step: a field of another type is ignored, not thrown at.
       nlohmann::json info;
       std::string_view gpu_info = Field(row, "GpuInfo");
       if (StartsWith(gpu_info, "{") && ParsePythonLiteral(gpu_info, &info).ok()) {
-        const auto& gpus = info.value("Gpus", nlohmann::json::array());
-        if (!gpus.empty() && gpus[0].is_object()) {
-          double mib = gpus[0].value("MemoryInfo", nlohmann::json::object())
-                           .value("SizeInMiB", 0.0);
-          per_gpu_bytes = mib * 1024 * 1024;
+        double mib = 0;
+        auto gpus = info.is_object() ? info.find("Gpus") : info.end();
+        if (gpus != info.end() && gpus->is_array() && !gpus->empty() && (*gpus)[0].is_object()) {
+          const nlohmann::json& first = (*gpus)[0];
+          auto memory = first.find("MemoryInfo");
+          if (memory != first.end() && memory->is_object()) {
+            auto size = memory->find("SizeInMiB");
+            if (size != memory->end() && size->is_number()) mib = size->get<double>();
+          }
         }
+        // Up to 16 TiB per GPU: far above any GPU, far below a value that breaks arithmetic.
+        if (mib > 0 && mib <= 16.0 * 1024 * 1024) per_gpu_bytes = mib * 1024 * 1024;
       }
       std::string guess;
       shape.gpu = ResolveGpu(catalog_, accelerator, per_gpu_bytes, type, &guess);
-      if (shape.gpu == nullptr) return Skip("unknown GPU '" + accelerator + "'");
-      if (gpu_count <= 0) return Skip("GPU without a count");
+      if (shape.gpu == nullptr) return Skip("unknown GPU '" + Shown(accelerator) + "'");
+      if (gpu_count <= 0 || gpu_count > 1024) return Skip("GPU without a count of 1 to 1024");
       // A type the catalog already describes keeps its curated GPU; say where the file differs.
       const InstanceType* known = nullptr;
       if (catalog_.FindInstance(type, &known).ok() && known->provider == cloud_ && known->gpu) {
         if (known->gpu != shape.gpu) {
           ++report_->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
                                          "kept the catalog's",
-                                         accelerator, type, shape.gpu->name, known->gpu->name)];
+                                         Shown(accelerator), type, shape.gpu->name, known->gpu->name)];
         }
         shape.gpu = known->gpu;
       } else if (!guess.empty()) {
@@ -364,8 +391,9 @@ class SkyPilotFile {
       shape.gpu_memory_bytes =
           shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
     }
-    if (auto disk = Number(row, "LocalDiskSize"); disk && *disk > 0) {
-      shape.local_disk_bytes = *disk * Number(row, "LocalDiskCount").value_or(1) * 1e9;
+    if (auto disk = Number(row, "LocalDiskSize"); disk && *disk > 0 && *disk <= 1e7) {
+      double count = Number(row, "LocalDiskCount").value_or(1);
+      shape.local_disk_bytes = *disk * (count >= 1 && count <= 1024 ? count : 1) * 1e9;
       shape.local_disk_type = ToLower(Field(row, "LocalDiskType"));
     }
     // GpuInfo is missing on some rows of a type; GPU memory is not part of the comparison.

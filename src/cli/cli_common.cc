@@ -1,9 +1,14 @@
 #include "cli/cli_common.h"
 
+#include <fstream>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "cloudfit/measured_calibration.h"
 #include "util/file.h"
+#include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -43,6 +48,38 @@ Workload BuildWorkload(const WorkloadFlags& o) {
   return w;
 }
 
+CLI::Validator NumberIn(double min, double max, const std::string& unit) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        double value = 0;
+        Status s = ParseNumber("", text, min, max, unit, &value);
+        return s.ok() ? std::string() : s.message();
+      },
+      fmt::format("NUMBER in [{}, {}]", min, max));
+}
+
+CLI::Validator FiniteNumber() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        if (ParseDouble(text, &value)) return std::string();
+        return fmt::format("'{}' is not allowed; a finite number", Shown(text));
+      },
+      "NUMBER");
+}
+
+CLI::Validator WholeIn(long long min, long long max, const std::string& unit) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        long long value = 0;
+        Status s = ParseWholeNumber("", text, min, max, unit, &value);
+        if (!s.ok()) return s.message();
+        text = std::to_string(value);  // "4e3" reaches the integer flag as "4000"
+        return std::string();
+      },
+      fmt::format("INT in [{}, {}]", min, max));
+}
+
 void AddFormatFlags(CLI::App* command, FormatOptions* options) {
   auto* json = command->add_flag("--json", options->json, "Print JSON (see docs/json-schema.md)");
   auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
@@ -61,7 +98,70 @@ void ThrowIfError(const Status& status) {
   if (!status.ok()) throw CliError{status.message()};
 }
 
-void PrintJson(const nlohmann::json& document) { std::cout << document.dump(2) << "\n"; }
+void PrintJson(const nlohmann::json& document) { std::cout << DumpJson(document, 2) << "\n"; }
+
+namespace {
+
+// Reads up to '\n' or the end, keeping at most `max` bytes; *too_long when more were dropped.
+// False at the end of the input with nothing read.
+bool ReadBoundedLine(std::istream& in, size_t max, std::string* line, bool* too_long) {
+  line->clear();
+  *too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  bool any = false;
+  while (true) {
+    int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) return any;
+    any = true;
+    if (c == '\n') return true;
+    if (line->size() < max) line->push_back(static_cast<char>(c));
+    else *too_long = true;
+  }
+}
+
+}  // namespace
+
+int RunJsonLines(std::istream& in,
+                 const std::function<nlohmann::json(const nlohmann::json& request)>& answer) {
+  int failures = 0;
+  std::string line;
+  bool too_long = false;
+  for (long long number = 1; ReadBoundedLine(in, kMaxJsonlLineBytes, &line, &too_long); ++number) {
+    if (!too_long && Trim(line).empty()) continue;
+    nlohmann::json result;
+    nlohmann::json request;
+    Status s = too_long ? Status::InvalidArgument(fmt::format(
+                              "line {}: longer than {} bytes", number, kMaxJsonlLineBytes))
+                        : ParseJson("", line, kMaxJsonlLineBytes, &request);
+    if (s.ok() && !request.is_object()) {
+      s = Status::InvalidArgument("each line must be a JSON object");
+    }
+    if (!s.ok()) {
+      result = {{"ok", false}, {"error", s.message()}};
+    } else {
+      try {
+        result = answer(request);
+      } catch (const std::exception& e) {
+        result = {{"ok", false}, {"error", std::string("internal error: ") + e.what()}};
+      }
+      if (request.contains("id") && !result.contains("id")) result["id"] = request["id"];
+    }
+    bool ok = result.is_object() && result.contains("ok") && result["ok"].is_boolean() &&
+              result["ok"].get<bool>();
+    failures += ok ? 0 : 1;
+    std::cout << DumpJson(result) << "\n";
+  }
+  std::cout.flush();
+  return failures;
+}
+
+int RunJsonLinesFrom(const std::string& jsonl,
+                     const std::function<nlohmann::json(const nlohmann::json& request)>& answer) {
+  if (jsonl == "-") return RunJsonLines(std::cin, answer);
+  std::ifstream file(jsonl, std::ios::binary);
+  if (!file) throw CliError{"--jsonl: " + jsonl + ": cannot open for reading"};
+  return RunJsonLines(file, answer);
+}
 
 void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags) {
   command->add_option("--measured", flags->measured,
@@ -76,12 +176,11 @@ void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags) {
 void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w) {
   if (!flags.probe_file.empty()) {
     std::string text;
-    Status s = ReadFile(flags.probe_file, &text);
+    Status s = ReadFile(flags.probe_file, &text, kMaxDocumentBytes);
     if (!s.ok()) throw CliError{"--calibration: " + s.message()};
-    nlohmann::json probe = nlohmann::json::parse(text, nullptr, false);
-    if (probe.is_discarded()) {
-      throw CliError{"--calibration: " + flags.probe_file + ": not valid JSON"};
-    }
+    nlohmann::json probe;
+    s = ParseJson(flags.probe_file, text, kMaxDocumentBytes, &probe, "not valid JSON");
+    if (!s.ok()) throw CliError{"--calibration: " + s.message()};
     s = CalibrateFromProbe(catalog, probe, w);
     if (!s.ok()) throw CliError{"--calibration: " + flags.probe_file + ": " + s.message()};
   }

@@ -4,6 +4,7 @@
 #define CLOUDFIT_CLI_CLI_COMMON_H_
 
 #include <functional>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -57,6 +58,14 @@ void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags);
 // Applies the probe, then each measured throughput, to a finalized workload.
 void ApplyCalibrationFlags(const Catalog& catalog, const CalibrationFlags& flags, Workload* w);
 
+// Validators for numeric flags, through util/validate.h: the text must be a finite number (NaN
+// and infinities are refused by name) in [min, max], or for WholeIn a whole number, checked
+// before CLI11 converts it, so no value wraps around in the flag's type.
+CLI::Validator NumberIn(double min, double max, const std::string& unit = "");
+// Any finite number, for flags whose range the command checks with a message of its own.
+CLI::Validator FiniteNumber();
+CLI::Validator WholeIn(long long min, long long max, const std::string& unit = "");
+
 // A SkyPilot task as input (--task FILE: its resources) and SkyPilot's "A100:8" in --gpu.
 struct TaskFlags {
   std::string file;
@@ -93,8 +102,19 @@ Catalog LoadCatalogOrThrow(const GlobalOptions& options);
 // Throws CliError with the status message when `status` is not ok.
 void ThrowIfError(const Status& status);
 
-// Writes a JSON document with a trailing newline.
+// Writes a JSON document with a trailing newline (bad UTF-8 in strings becomes U+FFFD).
 void PrintJson(const nlohmann::json& document);
+
+// Answers a JSON Lines batch (`--jsonl`): one output line for every non-blank input line,
+// whatever its bytes. A line that is too long (kMaxJsonlLineBytes), not UTF-8, not JSON or not
+// an object, and a request that fails or throws, is answered {"ok": false, "error": "..."} (with
+// the request's "id" when it has one) and the batch goes on. `answer` gets each request object
+// and returns the result with "ok" set. Returns how many lines failed.
+int RunJsonLines(std::istream& in,
+                 const std::function<nlohmann::json(const nlohmann::json& request)>& answer);
+// Opens the --jsonl argument: a path, or "-" for stdin; calls RunJsonLines on it.
+int RunJsonLinesFrom(const std::string& jsonl,
+                     const std::function<nlohmann::json(const nlohmann::json& request)>& answer);
 
 // Subcommands, one file each.
 void AddGpusCommand(CLI::App* app, const GlobalOptions* global);

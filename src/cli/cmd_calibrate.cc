@@ -19,9 +19,11 @@ namespace {
 
 struct CalibrateOptions {
   std::string dir = "../shared/calibration";
-  std::string extra;  // large-model training rows, reported but not fitted
+  std::vector<std::string> extra;  // tests/calibration tables: scored, never fitted
   bool cases = false;
   bool json = false;
+  bool cross_validate = false;
+  int passes = 9;
   std::string out;
 };
 
@@ -29,8 +31,28 @@ std::vector<CalibrationCase> LoadCases(const Catalog& catalog, const CalibrateOp
                                        std::vector<SkippedRow>* skipped) {
   std::vector<CalibrationCase> cases;
   ThrowIfError(LoadCalibrationCases(catalog, o.dir, &cases, skipped));
-  if (!o.extra.empty()) ThrowIfError(LoadLargeModelCases(catalog, o.extra, &cases, skipped));
+  for (const std::string& path : o.extra) {
+    ThrowIfError(LoadExtraCases(catalog, path, &cases, skipped));
+  }
   return cases;
+}
+
+nlohmann::json StatsJson(const std::map<std::string, ErrorStats>& stats) {
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& [key, s] : stats) {
+    groups[key] = {{"cases", s.cases}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}};
+  }
+  return groups;
+}
+
+std::string StatsTable(const std::map<std::string, ErrorStats>& stats, const std::string& title) {
+  Table table({{"group", title}, {"cases", "cases", true}, {"median", "median error", true},
+               {"p90", "p90 error", true}});
+  for (const auto& [key, s] : stats) {
+    table.AddRow({key, std::to_string(s.cases), FormatNumber(100 * s.median_ape, 1) + "%",
+                  FormatNumber(100 * s.p90_ape, 1) + "%"});
+  }
+  return table.Render(OutputFormat::kTable);
 }
 
 void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
@@ -39,6 +61,16 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
   std::map<std::string, ErrorStats> stats = ScoreCases(catalog, cases);
   std::map<std::string, TransferStats> transfer = ScoreCalibrationTransfer(catalog, cases);
+  std::vector<CrossValidation> validations;
+  if (o.cross_validate) {
+    FitOptions fit;
+    fit.passes = o.passes;
+    for (Holdout holdout : {Holdout::kGpu, Holdout::kModel}) {
+      CrossValidation cv;
+      ThrowIfError(CrossValidate(&catalog, cases, holdout, fit, &cv));
+      validations.push_back(std::move(cv));
+    }
+  }
   if (o.json) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [key, s] : stats) {
@@ -59,8 +91,14 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                            {"far_median_ape_before", t.far_median_ape_before},
                            {"far_median_ape_after", t.far_median_ape_after}};
     }
+    nlohmann::json cross = nlohmann::json::object();
+    for (const CrossValidation& cv : validations) {
+      cross[std::string("leave_one_") + std::string(HoldoutName(cv.holdout)) + "_out"] =
+          StatsJson(cv.stats);
+    }
     PrintJson({{"schema", "cloudfit.calibration/v1"},
                {"groups", groups},
+               {"cross_validation", cross},
                {"measured_transfer", transfers},
                {"skipped", skip}});
     return;
@@ -92,6 +130,12 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   std::cout << "\n--measured, checked: each workload measured on several GPUs is calibrated on one "
                "and predicted on the others\n"
             << moved.Render(OutputFormat::kTable);
+  for (const CrossValidation& cv : validations) {
+    std::string what(HoldoutName(cv.holdout));
+    std::cout << "\ncross-validated, leave one " << what << " out: each " << what
+              << "'s rows predicted by a fit that never saw them\n"
+              << StatsTable(cv.stats, "metric / held-out " + what);
+  }
   if (o.cases) {
     Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
                 {"measured", "measured", true}, {"predicted", "predicted", true},
@@ -120,7 +164,9 @@ void RunFit(const GlobalOptions& global, const CalibrateOptions& o) {
   std::vector<SkippedRow> skipped;
   std::vector<CalibrationCase> cases = LoadCases(catalog, o, &skipped);
   FitReport report;
-  ThrowIfError(FitEfficiency(&catalog, cases, &report));
+  FitOptions fit;
+  fit.passes = o.passes;
+  ThrowIfError(FitEfficiency(&catalog, cases, fit, &report));
   std::string text = FormatEfficiencyCsv(catalog.efficiency());
   Status written = WriteFileAtomically(o.out, text);
   if (!written.ok()) throw CliError{"--out: " + written.message()};
@@ -141,17 +187,27 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
   report->add_option("--calibration", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   report->add_option("--extra", options->extra,
-                     "Also score large-model training rows (tests/calibration/large_model_training.csv)");
+                     "Also score held-out public figures (any table of tests/calibration/; "
+                     "repeatable), never fitted");
   report->add_flag("--cases", options->cases, "List every case with its error");
+  report->add_flag("--cross-validate", options->cross_validate,
+                   "Also refit without each GPU, then without each model, and score the rows "
+                   "left out (leave-one-out cross-validation)");
+  report->add_option("--passes", options->passes,
+                     "Coordinate-descent passes of each cross-validation fit (1-9)")
+      ->check(CLI::Range(1, 9))
+      ->capture_default_str();
   report->add_flag("--json", options->json, "Print JSON");
   report->callback([global, options]() { RunReport(*global, *options); });
   CLI::App* fit = c->add_subcommand("fit", "Fit data/efficiency.csv to the calibration cases");
   fit->add_option("--calibration", options->dir, "Directory of calibration CSVs")
       ->capture_default_str();
   fit->add_option("--extra", options->extra,
-                  "Large-model rows (tests/calibration/large_model_training.csv): MosaicML's "
-                  "single-node rows fit the GEMM-size term, the rest stay held out");
+                  "Held-out tables (tests/calibration/): loaded for the report, never fitted");
   fit->add_option("--out", options->out, "Where to write the fitted efficiency.csv")->required();
+  fit->add_option("--passes", options->passes, "Coordinate-descent passes (1-9)")
+      ->check(CLI::Range(1, 9))
+      ->capture_default_str();
   fit->callback([global, options]() { RunFit(*global, *options); });
 }
 

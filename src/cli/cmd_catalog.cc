@@ -26,7 +26,24 @@ struct CatalogOptions {
   std::string as_of;
   bool import_json = false;
   std::string export_dir;
+  bool force = false;
 };
+
+// Writes a catalog directory: refuses to replace a directory that holds anything a catalog does
+// not (unless --force), and swaps the new tree in whole (util/file.h).
+void WriteCatalogDirectory(const std::string& flag, const std::string& dir,
+                           const CatalogFiles& files, bool force) {
+  DirectoryWriteOptions options;
+  options.force = force;
+  // The built-in catalog's files and any provider's instances file are catalog files too.
+  Catalog built_in;
+  if (Catalog::LoadBuiltIn(&built_in).ok()) {
+    for (const auto& [name, contents] : built_in.files()) options.known_files.insert(name);
+  }
+  options.known_files.insert("instances/");
+  Status s = WriteDirectoryAtomically(dir, files, options);
+  if (!s.ok()) throw CliError{flag + ": " + s.message()};
+}
 
 void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
   Catalog catalog = LoadCatalogOrThrow(global);
@@ -127,13 +144,13 @@ void RunImport(const GlobalOptions& global, const CatalogOptions& options) {
   } else {
     throw CliError{"--format: '" + options.import_format + "' is not one of skypilot, prices"};
   }
-  ThrowIfError(WriteDirectoryAtomically(options.out_dir, files));
+  WriteCatalogDirectory("--out", options.out_dir, files, options.force);
   PrintImportReport(report, options.out_dir, options.import_json);
 }
 
 void RunExport(const GlobalOptions& global, const CatalogOptions& options) {
   Catalog catalog = LoadCatalogOrThrow(global);
-  ThrowIfError(WriteDirectoryAtomically(options.export_dir, catalog.files()));
+  WriteCatalogDirectory("dir", options.export_dir, catalog.files(), options.force);
   std::cout << fmt::format("wrote {} files of the {} catalog to {}\n", catalog.files().size(),
                            catalog.origin(), options.export_dir);
 }
@@ -164,11 +181,19 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   import->add_option("--as-of", options->as_of,
                      "Date the prices were published, YYYY-MM-DD (default: file date)");
   import->add_flag("--json", options->import_json, "Print the import report as JSON");
+  import->add_flag("--force", options->force,
+                   "Replace --out even when it holds files that are not part of a catalog");
   import->callback([global, options]() { RunImport(*global, *options); });
 
   CLI::App* exporter = catalog->add_subcommand(
       "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
-  exporter->add_option("dir", options->export_dir, "Directory to write")->required();
+  exporter->add_option("dir", options->export_dir,
+                       "Directory to write (replaced whole and atomically; a directory holding "
+                       "other files is refused without --force)")
+      ->required();
+  exporter->add_flag("--force", options->force,
+                     "Replace the directory even when it holds files that are not part of a "
+                     "catalog");
   exporter->callback([global, options]() { RunExport(*global, *options); });
 
   AddCatalogRefreshCommand(catalog, global);

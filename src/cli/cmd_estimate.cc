@@ -11,6 +11,7 @@
 #include "cloudfit/estimate_json.h"
 #include "cloudfit/request.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -132,33 +133,32 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
 }
 
 // One JSON Lines case: workload fields plus gpu/gpus/instance/nodes and an optional id.
-nlohmann::json RunLine(const Catalog& catalog, const std::string& line) {
-  nlohmann::json in;
+nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& in) {
   nlohmann::json out = nlohmann::json::object();
-  try {
-    in = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
-    return {{"ok", false}, {"error", std::string("malformed JSON: ") + e.what()}};
-  }
-  if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
   if (in.contains("id")) out["id"] = in["id"];
+  auto fail = [&](const std::string& message) {
+    out["ok"] = false;
+    out["error"] = message;
+    return out;
+  };
   Workload w;
   HardwareSpec spec;
   nlohmann::json fields = nlohmann::json::object();
   for (const auto& [key, value] : in.items()) {
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    std::string text = value.is_string() ? value.get<std::string>() : DumpJson(value);
     if (key == "id") continue;
-    if (key == "gpu") spec.gpu = text;
-    else if (key == "instance") spec.instance = text;
-    else if (key == "gpus" || key == "nodes") {
-      double v = 0;
-      if (!ParseDouble(text, &v)) {
-        out["ok"] = false;
-        out["error"] = key + ": '" + text + "' is not a number";
-        return out;
-      }
-      if (key == "gpus") spec.gpus = v;
-      else spec.nodes = static_cast<int>(v);
+    if (key == "gpu") {
+      spec.gpu = text;
+    } else if (key == "instance") {
+      spec.instance = text;
+    } else if (key == "gpus") {
+      Status s = ParseNumber("gpus", text, 0, 1e9, "GPUs", &spec.gpus);
+      if (!s.ok()) return fail(s.message());
+    } else if (key == "nodes") {
+      long long nodes = 0;
+      Status s = ParseWholeNumber("nodes", text, 1, 100000, "nodes", &nodes);
+      if (!s.ok()) return fail(s.message());
+      spec.nodes = static_cast<int>(nodes);
     } else {
       fields[key] = value;
     }
@@ -169,11 +169,7 @@ nlohmann::json RunLine(const Catalog& catalog, const std::string& line) {
   Status s = DecodeWorkload(catalog, fields, "", &w);
   if (s.ok()) s = ResolveHardware(catalog, spec, &hw);
   if (s.ok()) s = EstimateWorkload(catalog, w, hw, &e);
-  if (!s.ok()) {
-    out["ok"] = false;
-    out["error"] = s.message();
-    return out;
-  }
+  if (!s.ok()) return fail(s.message());
   out["ok"] = true;
   out["estimate"] = EstimateToJson(w, e);
   return out;
@@ -182,21 +178,8 @@ nlohmann::json RunLine(const Catalog& catalog, const std::string& line) {
 void Run(const GlobalOptions& global, const EstimateOptions& o) {
   Catalog catalog = LoadCatalogOrThrow(global);
   if (!o.jsonl.empty()) {
-    std::ifstream file;
-    std::istream* in = &std::cin;
-    if (o.jsonl != "-") {
-      file.open(o.jsonl);
-      if (!file) throw CliError{"--jsonl: " + o.jsonl + ": cannot open for reading"};
-      in = &file;
-    }
-    std::string line;
-    int failures = 0;
-    while (std::getline(*in, line)) {
-      if (Trim(line).empty()) continue;
-      nlohmann::json result = RunLine(catalog, line);
-      failures += result.value("ok", false) ? 0 : 1;
-      std::cout << result.dump() << "\n";
-    }
+    int failures = RunJsonLinesFrom(
+        o.jsonl, [&](const nlohmann::json& request) { return RunLine(catalog, request); });
     if (failures > 0) {
       std::cout.flush();
       throw CliError{fmt::format("{} case(s) failed; see their \"error\" fields", failures)};
@@ -229,12 +212,17 @@ void AddEstimateCommand(CLI::App* app, const GlobalOptions* global) {
   AddCalibrationFlags(c, &options->calibration);
   AddTaskFlag(c, &options->task);
   c->add_option("--gpu", options->hardware.gpu, "GPU model (any name or alias); A100:8 sets --gpus");
-  c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")->capture_default_str();
+  c->add_option("--gpus", options->hardware.gpus, "GPUs per node with --gpu")
+      ->check(FiniteNumber())
+      ->capture_default_str();
   c->add_option("--instance", options->hardware.instance, "Instance type (fixes GPUs, vCPUs, RAM)");
-  c->add_option("--nodes", options->hardware.nodes, "Nodes")->capture_default_str();
+  c->add_option("--nodes", options->hardware.nodes, "Nodes")
+      ->check(WholeIn(1, 100000, "nodes"))
+      ->capture_default_str();
   c->add_option("--network-gbps", options->hardware.network_gbps,
                 "Network between nodes, Gbit/s per node (default: the instance's, or 200 per "
-                "GPU for SXM boards, 25 otherwise)");
+                "GPU for SXM boards, 25 otherwise)")
+      ->check(NumberIn(0, 1e6, "Gbit/s"));
   c->add_flag("--explain", options->explain, "Show the terms behind each number");
   c->add_flag("--json", options->json, "Print JSON (schema cloudfit.estimate/v1)");
   c->add_option("--jsonl", options->jsonl,

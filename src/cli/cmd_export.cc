@@ -58,7 +58,7 @@ void Emit(const ExportFlags& f, ExportTarget target) {
     Status s = LoadSkyPilotTask(task_file, &task);
     if (!s.ok()) throw CliError{"--task: " + s.message()};
     if (task.disk_size_gb && !c->count("--disk-gb")) target.disk_gb = static_cast<int>(*task.disk_size_gb);
-    if (format == ExportFormat::kSkyPilot) ThrowIfError(ReadFile(task_file, &target.base_task_yaml));
+    if (format == ExportFormat::kSkyPilot) ThrowIfError(ReadFile(task_file, &target.base_task_yaml, kMaxDocumentBytes));
   }
   std::string text;
   ThrowIfError(Export(target, format, &text));
@@ -134,14 +134,14 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
   }
   c->add_option("--format", f->format, "skypilot, terraform or kubernetes")->required();
   c->add_option("--rank", f->rank, "Export the N-th ranked offer of the recommendation (1 = best)")
-      ->check(CLI::Range(1, 100000));
+      ->check(WholeIn(1, 100000));
   c->add_option("--out", f->out, "Write to this file instead of standard output");
   c->add_option("--name", f->name, "Name of the task, instances and Kubernetes objects");
-  c->add_option("--disk-gb", f->disk_gb, "Boot disk, GB")->capture_default_str()->check(CLI::Range(1, 65536));
-  c->add_option("--nodes", f->nodes, "Nodes, with --instance")->capture_default_str()->check(CLI::Range(1, 4096));
+  c->add_option("--disk-gb", f->disk_gb, "Boot disk, GB")->capture_default_str()->check(WholeIn(1, 65536, "GB"));
+  c->add_option("--nodes", f->nodes, "Nodes, with --instance")->capture_default_str()->check(WholeIn(1, 4096, "nodes"));
   c->add_option("--replicas", f->replicas, "Serving replicas, with --instance and --kind serve")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(WholeIn(1, 10000, "replicas"));
 }
 
 }  // namespace cloudfit::cli

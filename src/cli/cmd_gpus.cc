@@ -142,7 +142,8 @@ void AddGpusCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_option("name", options->name, "Show one GPU in detail (any name or alias)");
   c->add_option("--vendor", options->vendor, "NVIDIA or AMD");
   c->add_option("--architecture", options->architecture, "Ampere, Hopper, Ada Lovelace, ...");
-  c->add_option("--memory-min", options->memory_min_gb, "Minimum memory, GB");
+  c->add_option("--memory-min", options->memory_min_gb, "Minimum memory, GB")
+      ->check(NumberIn(0, 1e6, "GB"));
   c->add_option("--sort", options->sort, "name, memory, bandwidth, fp32, fp16, bf16, fp8, year")
       ->capture_default_str();
   AddFormatFlags(c, &options->format);

@@ -23,8 +23,8 @@ struct InstancesOptions {
 
 void AddRange(CLI::App* c, const std::string& name, std::optional<double>* min,
               std::optional<double>* max, const std::string& what) {
-  c->add_option("--" + name + "-min", *min, "Minimum " + what);
-  c->add_option("--" + name + "-max", *max, "Maximum " + what);
+  c->add_option("--" + name + "-min", *min, "Minimum " + what)->check(FiniteNumber());
+  c->add_option("--" + name + "-max", *max, "Maximum " + what)->check(FiniteNumber());
 }
 
 std::string PriceCell(const Offer& o) {
@@ -116,7 +116,7 @@ void AddInstancesCommand(CLI::App* app, const GlobalOptions* global) {
   c->add_flag("--desc", q.descending, "Sort in descending order");
   c->add_flag("--per-type", q.one_per_type,
               "One offer per instance type: its first region in sort order (cheapest by price)");
-  c->add_option("--top", q.top, "Show only the first N offers")->check(CLI::NonNegativeNumber);
+  c->add_option("--top", q.top, "Show only the first N offers")->check(WholeIn(0, 1000000));
   AddFormatFlags(c, &options->format);
   c->callback([global, options]() { Run(*global, *options); });
 }

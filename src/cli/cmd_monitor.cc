@@ -149,11 +149,14 @@ void AddMonitorCommand(CLI::App* app, const GlobalOptions* global) {
       "Run a command (after --) or watch --pid, sampling GPU and CPU use; CSV/SVG series, "
       "summary and advice on the instance. Exits with the command's exit code");
   CLI::Option* pid = c->add_option("--pid", flags->pid, "Watch this running process and its "
-                                                        "descendants instead of running a command");
+                                                        "descendants instead of running a command")
+                         ->check(WholeIn(1, 4194304));  // Linux's largest pid_max
   c->add_option("--interval", flags->interval, "Seconds between samples (0.05 to 3600)")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_option("--duration", flags->duration,
                 "Stop after this many seconds (the command gets SIGTERM); 0 = until it ends")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_option("--csv", flags->csv,
                 "Write the samples to this CSV file: one row per sample, columns per GPU");

@@ -81,6 +81,7 @@ void AddPocCommand(CLI::App* app, const GlobalOptions* /*global*/) {
                         "the command becomes the count of each run");
   c->add_option("--duration", o.duration_seconds,
                 "Seconds per run, unless the command ends first")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_option("--throughput-regex", o.throughput_regex,
                 "Regular expression (ECMAScript, case-insensitive) whose first group is the "
@@ -91,12 +92,15 @@ void AddPocCommand(CLI::App* app, const GlobalOptions* /*global*/) {
                 "Where the command writes checkpoints (for lost work; with --kill-after)");
   c->add_option("--kill-after", o.kill_after_seconds,
                 "Kill the N-GPU run's process group (SIGKILL) after this many seconds, restart "
-                "it and time the recovery (MTTR)");
+                "it and time the recovery (MTTR)")
+      ->check(FiniteNumber());
   c->add_option("--restart-timeout", o.restart_timeout_seconds,
                 "Seconds the restarted run may take to print throughput")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_option("--stop-grace", o.stop_grace_seconds,
                 "Seconds between SIGTERM and SIGKILL when a run's time is up")
+      ->check(FiniteNumber())
       ->capture_default_str();
   c->add_flag("--quiet", flags->quiet, "Do not echo the command's output (to stderr)");
   c->add_flag("--json", flags->json, "Print JSON (cloudfit.poc/v1)");

@@ -108,6 +108,7 @@ void AddProbeCommand(CLI::App* app, const GlobalOptions* global) {
   cmd->add_option("--path", flags->path,
                   "Measure the read throughput of this file or directory (e.g. the data set)");
   cmd->add_option("--read-mib", flags->read_mib, "Read at most this many MiB of --path")
+      ->check(FiniteNumber())
       ->capture_default_str();
   cmd->add_option("--out", flags->out, "Also write the JSON result to this file");
   cmd->add_flag("--json", flags->json, "Print JSON (cloudfit.probe/v1)");

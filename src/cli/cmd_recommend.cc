@@ -14,6 +14,7 @@
 #include "cloudfit/request.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -100,11 +101,8 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
 nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_options,
                        const std::string& line) {
   nlohmann::json in;
-  try {
-    in = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
-    return {{"ok", false}, {"error", std::string("malformed JSON: ") + e.what()}};
-  }
+  Status parsed = ParseJson("line", line, kMaxJsonlLineBytes, &in);
+  if (!parsed.ok()) return {{"ok", false}, {"error", parsed.message()}};
   if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
   nlohmann::json out = nlohmann::json::object();
   if (in.contains("id")) out["id"] = in["id"];

@@ -21,7 +21,7 @@ void OnSignal(int) { g_stop_requested = 1; }
 
 void Run(const GlobalOptions& global, const ServerOptions& options) {
   if (options.port < 0 || options.port > 65535) throw CliError{"--port: must be in [0, 65535]"};
-  if (options.threads < 1 || options.threads > 256) throw CliError{"--threads: must be in [1, 256]"};
+  if (options.threads < 0 || options.threads > 256) throw CliError{"--threads: must be in [0, 256]"};
   Catalog catalog = LoadCatalogOrThrow(global);
   ApiServer server(catalog, options);
   std::string error;
@@ -40,7 +40,7 @@ void Run(const GlobalOptions& global, const ServerOptions& options) {
     }
   });
   std::cout << fmt::format("cloudfit serving http://{}:{}/ ({} workers; SIGTERM stops)\n",
-                           options.host, server.port(), options.threads)
+                           options.host, server.port(), server.workers())
             << std::flush;
   server.Serve();
   done = true;
@@ -56,9 +56,28 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand("serve", "HTTP JSON API and web page over the same engine");
   c->add_option("--host", options->host, "Address to bind (127.0.0.1 keeps it local)")
       ->capture_default_str();
-  c->add_option("--port", options->port, "Port (0 picks a free one)")->capture_default_str();
-  c->add_option("--threads", options->threads, "Worker threads")->capture_default_str();
-  c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")->capture_default_str();
+  c->add_option("--port", options->port, "Port (0 picks a free one)")
+      ->check(WholeIn(0, 65535))
+      ->capture_default_str();
+  c->add_option("--threads", options->threads, "Worker threads (0 = one per CPU core)")
+      ->check(WholeIn(0, 256))
+      ->capture_default_str();
+  // Up to 1 GiB: checked as text before the multiplication by 1024 below can wrap.
+  c->add_option("--max-body-kib", *body_kib, "Largest request body, KiB")
+      ->check(WholeIn(1, 1 << 20, "KiB"))
+      ->capture_default_str();
+  c->add_option("--read-timeout", options->read_timeout_s,
+                "Seconds a client has for a request's headers, then again for its body (408 after)")
+      ->check(NumberIn(0.1, 3600, "s"))
+      ->capture_default_str();
+  c->add_option("--idle-timeout", options->idle_timeout_s,
+                "Seconds a keep-alive connection may wait for its next request")
+      ->check(NumberIn(0.1, 3600, "s"))
+      ->capture_default_str();
+  c->add_option("--max-connections", options->max_connections,
+                "Open connections at most; more get 503 at once")
+      ->check(WholeIn(1, 1000000))
+      ->capture_default_str();
   c->callback([global, options, body_kib]() {
     options->max_body_bytes = *body_kib * 1024;
     Run(*global, *options);

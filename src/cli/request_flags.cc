@@ -8,6 +8,7 @@
 #include "cloudfit/request.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -103,10 +104,9 @@ nlohmann::json CalibrationJson(const CalibrationFlags& flags) {
     std::string text;
     Status s = ReadFile(flags.probe_file, &text);
     if (!s.ok()) throw CliError{"--calibration: " + s.message()};
-    nlohmann::json probe = nlohmann::json::parse(text, nullptr, false);
-    if (probe.is_discarded()) {
-      throw CliError{"--calibration: " + flags.probe_file + ": not valid JSON"};
-    }
+    nlohmann::json probe;
+    s = ParseJson("--calibration: " + flags.probe_file, text, kMaxDocumentBytes, &probe);
+    if (!s.ok()) throw CliError{s.message()};
     out["probe"] = probe;
   }
   if (!flags.measured.empty()) out["measured"] = flags.measured;

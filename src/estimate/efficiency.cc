@@ -1,51 +1,26 @@
 #include "cloudfit/efficiency.h"
 
-#include <cstdlib>
+#include <fmt/format.h>
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
 
 namespace cloudfit {
 
-std::string NearestCalibratedArchitecture(std::string_view cc) {
-  double v = std::atof(std::string(cc).c_str());
-  if (v <= 0) return std::string(cc);
-  if (v < 7.0) return "7.0";
-  if (v < 7.5) return "7.0";
-  if (v < 8.0) return "7.5";
-  if (v < 8.6) return "8.0";
-  if (v < 9.0) return "8.6";
-  return "9.0";
-}
-
-double EfficiencyTable::Lookup(std::string_view parameter, std::string_view architecture,
-                               std::string_view precision, std::string_view workload_class,
-                               double fallback, const EfficiencyFactor** found) const {
-  // Tiers, most specific first: the workload class outranks the architecture (a decode row of a
-  // neighbouring GPU says more about decoding than a training row of this one), the exact
-  // architecture outranks its nearest calibrated relative, which outranks "*"; within a tier an
-  // exact precision outranks "*".
-  std::string nearest = NearestCalibratedArchitecture(architecture);
-  const std::string classes[] = {std::string(workload_class), "*"};
-  const std::string archs[] = {std::string(architecture), nearest, "*"};
-  for (const std::string& cls : classes) {
-    for (size_t a = 0; a < 3; ++a) {
-      if (a == 1 && nearest == architecture) continue;
-      const EfficiencyFactor* best = nullptr;
+double EfficiencyTable::Lookup(std::string_view parameter, std::string_view stack,
+                               std::string_view group, double fallback,
+                               const EfficiencyFactor** found) const {
+  const std::string_view stacks[] = {stack, "*"};
+  const std::string_view groups[] = {group, "*"};
+  // Stack before group: a stack's own "*" row says more about that software than another
+  // stack's row for the same operator group.
+  for (std::string_view st : stacks) {
+    for (std::string_view gr : groups) {
       for (const EfficiencyFactor& row : rows_) {
-        if (row.parameter != parameter || row.workload_class != cls ||
-            row.architecture != archs[a]) {
-          continue;
+        if (row.parameter == parameter && row.stack == st && row.group == gr) {
+          if (found) *found = &row;
+          return row.value;
         }
-        if (row.precision == precision) {
-          best = &row;
-          break;
-        }
-        if (row.precision == "*" && best == nullptr) best = &row;
-      }
-      if (best != nullptr) {
-        if (found) *found = best;
-        return best->value;
       }
     }
   }
@@ -54,20 +29,25 @@ double EfficiencyTable::Lookup(std::string_view parameter, std::string_view arch
 }
 
 Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out) {
-  Status s = table.RequireColumns({"parameter", "architecture", "precision", "workload_class",
-                                   "value", "fitted_to", "source"});
+  Status s = table.RequireColumns({"parameter", "stack", "group", "value", "fitted_to", "source"});
   if (!s.ok()) return s;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     EfficiencyFactor f;
     f.parameter = r.RequiredText("parameter");
-    f.architecture = r.RequiredText("architecture");
-    f.precision = r.RequiredText("precision");
-    f.workload_class = r.RequiredText("workload_class");
-    f.value = r.Number("value", 1e-9, 1e9);
+    f.stack = r.RequiredText("stack");
+    f.group = r.RequiredText("group");
+    f.value = r.Number("value", 1e-12, 1e12);
     f.fitted_to = r.RequiredText("fitted_to");
     f.source = r.RequiredText("source");
     if (!r.status().ok()) return r.status();
+    for (const EfficiencyFactor& other : *out) {
+      if (other.parameter == f.parameter && other.stack == f.stack && other.group == f.group) {
+        return Status::Corruption(fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
+                                              "group '{}' is given twice",
+                                              table.path, row.line, f.parameter, f.stack, f.group));
+      }
+    }
     out->push_back(std::move(f));
   }
   return Status::OK();

@@ -30,41 +30,9 @@ inline constexpr double kPagedEngineMemoryShare = 0.9;
 // (Dettmers et al. 2023, section 3).
 inline constexpr double kNf4BitsPerWeight = 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
 
-// What one device offers, at a given numeric format.
-struct DeviceRates {
-  std::string architecture;   // compute capability, or "cpu"
-  std::string precision_key;  // the efficiency-table precision actually used
-  double peak_flops = 0;
-  double bandwidth_bytes_per_s = 0;
-  double memory_bytes = 0;
-};
-
-// The peak a format runs at on this GPU: a format the GPU lacks falls back to the next wider
-// one it has (bf16 -> fp16 on Volta/Turing, fp8 -> fp16 before Ada/Hopper, tf32 -> fp32).
-DeviceRates GpuRates(const Accelerator& gpu, NumericFormat format);
-DeviceRates CpuRates(const Hardware& hardware, NumericFormat format);
-// The rates of the device a workload runs on (GPU or CPU), with the workload's calibration.
-DeviceRates WorkloadRates(const Workload& w, const Hardware& hardware);
-
-// The class a model's compute falls in, for efficiency lookups: transformer, cnn, rnn, flow,
-// recsys.
+// The class a model's compute falls in, as the zoo states it (transformer, cnn, rnn, flow,
+// recsys, diffusion, diffusion-transformer, transformer-xl) or derived from its shape.
 std::string ComputeClass(const Model& m);
-
-// The fraction of peak a class reaches: the architecture's efficiency times the class's fitted
-// factor. Classes without calibration rows borrow their nearest relative's factor (U-Net
-// diffusion from CNNs, diffusion transformers from transformers).
-double ClassComputeEfficiency(const EfficiencyTable& table, const DeviceRates& rates,
-                              const std::string& compute_class,
-                              const EfficiencyFactor** row = nullptr);
-
-// A two-term roofline: math at an efficiency-scaled peak plus DRAM traffic at an
-// efficiency-scaled bandwidth. Summed rather than maxed because a training step interleaves
-// compute-bound GEMMs with memory-bound elementwise kernels.
-struct Roofline {
-  double compute_s = 0;
-  double memory_s = 0;
-  double total_s() const { return compute_s + memory_s; }
-};
 
 void AddTerm(Estimate* e, std::string name, double value, std::string unit, std::string formula);
 

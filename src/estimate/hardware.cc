@@ -1,10 +1,12 @@
 #include "cloudfit/hardware.h"
 
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -16,10 +18,6 @@ double PcieBytesPerSecond(int gen) {
 
 namespace {
 
-// Fraction of a link's nominal bandwidth that NCCL's ring all-reduce reaches ("bus bandwidth"
-// in nccl-tests): about 0.8 on NVLink/NVSwitch and PCIe alike in NVIDIA's published results.
-constexpr double kLinkEfficiency = 0.8;
-
 // Whether GPUs of this kind talk over NVLink inside a node: SXM and OAM parts sit on NVLink/
 // NVSwitch (or Infinity Fabric) boards. PCIe cards could pair up with a bridge, but cloud
 // instances of PCIe cards (g5, NC A100 v4, gn7i) are sold without one, so they use PCIe.
@@ -30,28 +28,67 @@ bool UsesNvlink(const Accelerator& gpu, double count) {
          form.find("superchip") != std::string::npos;
 }
 
+// GeForce boards (RTX 3090, 4090, 5090, ...) have PCIe peer-to-peer disabled by the driver, so
+// NCCL moves their traffic through host memory; data-centre and workstation boards keep it.
+bool IsGeForce(const Accelerator& gpu) {
+  return (StartsWith(gpu.name, "RTX-") || StartsWith(gpu.name, "GTX-")) && gpu.name.size() > 4 &&
+         std::isdigit(static_cast<unsigned char>(gpu.name[4]));
+}
+
 void FillLinks(Hardware* h) {
   if (!h->has_gpu()) return;
-  if (UsesNvlink(*h->gpu, h->gpus_per_node)) {
-    h->intra_node_bytes_per_s = h->gpu->nvlink_bytes_per_s / 2 * kLinkEfficiency;
-    h->intra_node_link = "NVLink";
+  int gen = h->gpu->pcie_gen > 0 ? h->gpu->pcie_gen : 3;
+  if (h->gpus_per_node < 2) {
+    h->intra_link = IntraNodeLink::kNone;
+  } else if (UsesNvlink(*h->gpu, h->gpus_per_node)) {
+    h->intra_link = IntraNodeLink::kNvlink;
   } else {
-    int gen = h->gpu->pcie_gen > 0 ? h->gpu->pcie_gen : 3;
-    h->intra_node_bytes_per_s = PcieBytesPerSecond(gen) * kLinkEfficiency;
-    h->intra_node_link = fmt::format("PCIe gen {}", gen);
+    bool p2p = h->peer_to_peer.value_or(!IsGeForce(*h->gpu));
+    h->intra_link = p2p ? IntraNodeLink::kPciePeer : IntraNodeLink::kPcieHost;
   }
-  // Between nodes: the instance's network. When only GPUs are named: the InfiniBand of an
-  // HGX/DGX cluster for SXM boards (one 200 Gbit/s HDR port per GPU, as in DGX A100), and
-  // 25 Gbit/s Ethernet for PCIe cards (AWS p3.16xlarge, g5 family).
+  if (h->peer_to_peer && !*h->peer_to_peer && h->gpus_per_node >= 2) {
+    h->intra_link = IntraNodeLink::kPcieHost;  // told so, even on an NVLink board
+  }
+  switch (h->intra_link) {
+    case IntraNodeLink::kNvlink:
+      h->intra_node_bytes_per_s = h->gpu->nvlink_bytes_per_s / 2;  // per direction
+      h->intra_node_link = "NVLink";
+      break;
+    case IntraNodeLink::kPciePeer:
+    case IntraNodeLink::kNone:
+      h->intra_node_bytes_per_s = PcieBytesPerSecond(gen);
+      h->intra_node_link = fmt::format("PCIe gen {}", gen);
+      break;
+    case IntraNodeLink::kPcieHost:
+      h->intra_node_bytes_per_s = PcieBytesPerSecond(gen);
+      h->intra_node_link = fmt::format("PCIe gen {} via host", gen);
+      break;
+  }
+  // Between nodes: what the instance has. With only a GPU named, an HGX/DGX cluster is assumed
+  // for SXM boards (one 200 Gbit/s HDR InfiniBand port per GPU, as in DGX A100) and 25 Gbit/s
+  // Ethernet for PCIe cards (AWS p3.16xlarge, g5 family), and the output says so.
   double bits = 0;
+  h->inter_node_assumed = false;
   if (h->network_override_bits_per_s > 0) {
     bits = h->network_override_bits_per_s;
-  } else if (h->instance && h->instance->network_bits_per_s > 0) {
+    if (h->interconnect == Interconnect::kUnknown && !h->instance) {
+      h->interconnect = h->intra_link == IntraNodeLink::kNvlink ? Interconnect::kInfiniband
+                                                                : Interconnect::kEthernet;
+    }
+  } else if (h->instance) {
     bits = h->instance->network_bits_per_s;
+    h->interconnect = h->instance->interconnect;
+    if (bits <= 0) {
+      bits = 10e9;
+      h->inter_node_assumed = true;
+    }
   } else {
-    bits = h->intra_node_link == "NVLink" ? 200e9 * std::ceil(h->gpus_per_node) : 25e9;
+    bool nvlink = h->intra_link == IntraNodeLink::kNvlink;
+    bits = nvlink ? 200e9 * std::ceil(h->gpus_per_node) : 25e9;
+    h->interconnect = nvlink ? Interconnect::kInfiniband : Interconnect::kEthernet;
+    h->inter_node_assumed = true;
   }
-  h->inter_node_bytes_per_s = bits / 8 * kLinkEfficiency;
+  h->inter_node_bytes_per_s = bits / 8;
 }
 
 // Memory a program can allocate: GDDR data-centre cards run in-band ECC, which keeps 1/16 of the
@@ -79,6 +116,12 @@ Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
   h.nodes = nodes;
   h.gpu_memory_bytes = instance.gpu_count > 0 ? instance.gpu_memory_bytes / std::max(1.0, instance.gpu_count)
                                               : 0;
+  // A whole GPU loses the same share to in-band ECC in an instance as when named alone; a vGPU
+  // slice's memory is what the profile gives.
+  if (instance.gpu && instance.gpu_count >= 1 &&
+      std::abs(h.gpu_memory_bytes - instance.gpu->memory_bytes) < 1e6) {
+    h.gpu_memory_bytes = UsableMemoryBytes(*instance.gpu);
+  }
   h.vcpus_per_node = instance.vcpus;
   h.host_memory_bytes_per_node = instance.memory_bytes;
   h.cpu = instance.cpu;
@@ -88,6 +131,11 @@ Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
 }
 
 Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardware* out) {
+  // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
+  if (Status s = CheckNumber("--gpus", spec.gpus, 0, 1e9, "GPUs"); !s.ok()) return s;
+  if (Status s = CheckNumber("--network-gbps", spec.network_gbps, 0, 1e6, "Gbit/s"); !s.ok()) {
+    return s;
+  }
   if (spec.network_gbps < 0 || spec.network_gbps > 1e6) {
     return Status::InvalidArgument(
         fmt::format("--network-gbps: {} is not in [0, 1000000]", spec.network_gbps));
@@ -113,14 +161,16 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
       return Status::InvalidArgument(fmt::format("--gpus: {} has {} GPUs, not {}", t->name,
                                                  FormatNumberShort(t->gpu_count), spec.gpus));
     }
+    if (Status s = CheckDeviceCount("--nodes", t->gpu_count, spec.nodes); !s.ok()) return s;
     if (t->has_gpu() && t->gpu == nullptr) {
       return Status::InvalidArgument(fmt::format(
           "--instance: {}'s GPU model is not disclosed by {}, so it cannot be estimated",
           t->name, t->provider));
     }
     *out = HardwareForInstance(*t, spec.nodes);
-    if (spec.network_gbps > 0) {
+    if (spec.network_gbps > 0 || spec.peer_to_peer) {
       out->network_override_bits_per_s = spec.network_gbps * 1e9;
+      out->peer_to_peer = spec.peer_to_peer;
       FillLinks(out);
     }
     return Status::OK();
@@ -134,12 +184,22 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
   if (spec.gpus <= 0 || spec.gpus > 1024) {
     return Status::InvalidArgument(fmt::format("--gpus: {} is not in (0, 1024]", spec.gpus));
   }
+  // A fraction of a GPU is an instance type's slice (its memory and share come from the
+  // catalog); named by model, GPUs are whole.
+  if (spec.gpus != std::floor(spec.gpus)) {
+    return Status::InvalidArgument(fmt::format(
+        "--gpus: {} is not allowed; a whole number of GPUs in [1, 1024] (for a slice of a GPU, "
+        "name the instance type that sells it with --instance)",
+        spec.gpus));
+  }
+  if (Status s = CheckDeviceCount("--nodes", spec.gpus, spec.nodes); !s.ok()) return s;
   Hardware h;
   h.gpu = a;
   h.gpus_per_node = spec.gpus;
   h.nodes = spec.nodes;
   h.gpu_memory_bytes = UsableMemoryBytes(*a);
   h.network_override_bits_per_s = spec.network_gbps * 1e9;
+  h.peer_to_peer = spec.peer_to_peer;
   std::string count = FormatNumberShort(spec.gpus);
   h.name = spec.nodes > 1 ? fmt::format("{} nodes x {}x {}", spec.nodes, count, a->name)
                           : fmt::format("{}x {}", count, a->name);

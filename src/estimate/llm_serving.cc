@@ -325,12 +325,19 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
                             ? std::max(1.0, batch / c.layout.gpus)
                             : batch;
   double step = st.decode_step_s(batch);
-  int bw_devices = c.layout.layers ? 1 : std::max(1, c.hardware.has_gpu() ? c.layout.gpus : 1);
   e->time.step_s = step;
-  e->time.memory_s = (im.weight_bytes() + kernel_batch * mean_context * im.kv_per_token()) /
-                     (im.rates().bandwidth_bytes_per_s * im.decode_bw_eff() * bw_devices);
-  e->time.compute_s = std::max(0.0, step - e->time.memory_s - im.engine().step_overhead_s);
-  e->bottleneck = e->time.memory_s > e->time.compute_s ? "memory bandwidth (decode)" : "compute";
+  PassTime decode = im.DecodeStep(kernel_batch, mean_context);
+  for (const auto& [name, g] : decode.groups) {
+    e->time.compute_s += g.compute_s;
+    e->time.memory_s += g.memory_s;
+    e->time.launch_s += g.overhead_s;
+  }
+  e->time.launch_s += std::max(0.0, decode.host_s - decode.device_s) + im.engine().step_overhead_s;
+  e->bottleneck = e->time.memory_s >= std::max(e->time.compute_s, e->time.launch_s)
+                      ? "memory bandwidth (decode)"
+                  : e->time.launch_s > e->time.compute_s ? "kernel launches (decode)"
+                                                         : "compute";
+  e->notes.insert(e->notes.end(), im.notes().begin(), im.notes().end());
   // Throughput is what a benchmark of the replica at full load would measure (and what a
   // --measured tokens/s calibrates against): its saturation; the plan runs below it.
   e->throughput = serving ? s.saturation_requests_per_s * output : s.tokens_per_s;
@@ -355,14 +362,22 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
   AddTerm(e, "KV cache per token", im.kv_per_token(), "bytes",
           fmt::format("2 x layers x kv_heads x head_dim x {} bytes ({})",
                       c.inputs.kv_bytes_per_element, w.kv_cache_dtype));
-  AddTerm(e, "decode bandwidth efficiency", im.decode_bw_eff(), "",
-          c.inputs.decode_bandwidth_efficiency ? "engine profile (data/serving_engines.csv)"
-          : im.decode_row() ? "fitted to " + im.decode_row()->fitted_to
-                            : "default");
-  AddTerm(e, "prefill compute efficiency", im.prefill_eff(), "",
-          c.inputs.prefill_compute_efficiency ? "engine profile (data/serving_engines.csv)"
-          : im.prefill_row() ? "fitted to " + im.prefill_row()->fitted_to
-                             : "default");
+  const DeviceModel& d = im.device();
+  AddTerm(e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
+          fmt::format("{} achievable, of {:.0f} GB/s on the datasheet; {} kernels reach {:.2f} "
+                      "of it{}",
+                      d.name, d.datasheet_bandwidth / 1e9, im.stack().name,
+                      im.stack().stream_fraction,
+                      c.inputs.decode_bandwidth_efficiency ? " (engine profile)" : ""));
+  AddTerm(e, "matrix rate", d.matrix_flops / 1e12, "TFLOP/s",
+          fmt::format("{} {} sustained; {} GEMMs reach {:.2f} of it{}", d.name, d.math_unit,
+                      im.stack().name, im.stack().gemm_fraction,
+                      c.inputs.prefill_compute_efficiency ? " (engine profile)" : ""));
+  for (const auto& [name, g] : decode.groups) {
+    if (g.kernels <= 0) continue;
+    AddTerm(e, "decode operators: " + name, g.seconds() * 1e3, "ms/step",
+            fmt::format("{:.0f} kernels, {:.2f} GB moved", g.kernels, g.bytes / 1e9));
+  }
   AddTerm(e, "step overhead", profile.step_overhead_s * 1e3, "ms", "engine profile, per iteration");
   AddTerm(e, "KV capacity", c.kv_capacity_tokens, "tokens",
           c.inputs.memory_share_of_free

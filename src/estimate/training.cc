@@ -1,23 +1,27 @@
-// Training and fine-tuning: memory per device by component, time per optimizer step by
-// component, and the parallel layout when the model does not fit one device.
+// Training and fine-tuning: the parallel layout (data, ZeRO stage, tensor, pipeline, micro-batch)
+// that fits and runs fastest, and the time of one optimizer step as the sum of its operators'
+// forward, backward and recomputed passes, the optimizer update, the collectives that the
+// backward pass does not hide, the pipeline bubble and the input pipeline.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
+#include "estimate/model_operators.h"
+#include "estimate/training_plan.h"
 #include "estimate/transformer_math.h"
+#include "estimate/transformer_ops.h"
 
 namespace cloudfit {
 
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-// Activation bytes per forward FLOP for models given only by per-sample FLOPs (CNNs, U-Nets),
-// 16-bit activations: fitted so ResNet-50 at 224 px stores ~50 MB per sample (8.2 GFLOPs),
-// consistent with NVIDIA's DeepLearningExamples training it at batch 256 in AMP on 16 GB V100s
-// (shared/calibration/train_throughput.csv rows with batch_size_per_gpu 256).
-constexpr double kActivationBytesPerFlop = 0.006;
+// PyTorch DDP's default gradient bucket (bucket_cap_mb = 25); apex's DDP and Horovod's fusion
+// buffer are of the same order (10 M elements, 64 MB).
+constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
+
 // The optimizer touches each parameter's states once per step; bytes read + written per
 // parameter for mixed-precision AdamW: fp32 master, m, v and 16-bit grad read (14), master,
 // m, v and the 16-bit weight written (14).
@@ -31,349 +35,191 @@ double OptimizerTrafficBytesPerParam(Optimizer o) {
   return 28;
 }
 
-struct BytesPerParam {
-  double weights;
-  double gradients;
-  double optimizer;
-};
-
-// What each trainable parameter costs, as the ZeRO paper counts it for mixed-precision Adam:
-// 2 (16-bit weights) + 2 (16-bit gradients) + K=12 (fp32 master, momentum, variance) = 16.
-// DeepSpeed's and Megatron's estimators say 18 because they keep fp32 gradients; cloudfit
-// follows the ZeRO paper so its Figure 1 comes out exactly, and says so in --explain.
-BytesPerParam TrainableBytes(const Workload& w) {
-  bool wide = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
-  double weight = wide ? 4 : 2;
-  double master = (!wide && w.master_weights) ? 4 : 0;
-  double state = wide || w.master_weights ? 4 : 2;  // bytes per optimizer moment
-  double moments = 0;
-  switch (w.optimizer) {
-    case Optimizer::kAdamW: moments = 2 * state; break;
-    case Optimizer::kSgdMomentum: moments = state; break;
-    // Adafactor keeps factored second moments: rows + columns, negligible per parameter.
-    case Optimizer::kAdafactor: moments = 0.05 * state; break;
-    case Optimizer::kAdam8bit: moments = 2; break;  // two 8-bit moments
-  }
-  return {weight, weight, master + moments};
-}
-
 struct Plan {
   Layout layout;
   MemoryBreakdown memory;
   TimeBreakdown time;
+  PassTime passes;  // forward + backward (+ recompute) of one micro-batch
   double samples_per_s = 0;
   std::string bottleneck;
 };
 
-class TrainingModel {
+class TrainingEstimator {
  public:
-  TrainingModel(const Catalog& catalog, const Workload& w, const Hardware& hw)
-      : catalog_(catalog), w_(w), hw_(hw), m_(w.model) {
-    // Transformers are costed from their shape; the efficiency class may be finer (the
-    // transformer-xl class covers memory attention and adaptive softmax the shape misses).
-    transformer_ = m_.layers > 0 && m_.hidden > 0;
-    rates_ = WorkloadRates(w, hw);
-    lora_ = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;
-    wide_ = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
-    seq_ = transformer_ ? std::max(1, w.seq_len) : 1;
+  TrainingEstimator(const Catalog& catalog, const Workload& w, const Hardware& hw) {
     const EfficiencyTable& eff = catalog.efficiency();
-    std::string cls = ComputeClass(m_);
-    // Convolutions, GEMMs and recurrent kernels reach different fractions of the same peak.
-    compute_eff_ = ClassComputeEfficiency(eff, rates_, cls, &compute_row_);
-    if (transformer_) {
-      // Matrix multiplies reach more of the peak as they grow: a transformer's GEMMs are about
-      // hidden-sized, so efficiency rises as h / (h + h_half) with a fitted h_half. Normalised at
-      // h = 1024 (BERT-large), so the per-architecture efficiencies keep their meaning there.
-      double half = eff.Lookup("gemm_half_size", "*", "*", cls, 0);
-      if (half > 0) {
-        double h = m_.hidden;
-        compute_eff_ = std::min(1.0, compute_eff_ * (h / (h + half)) / (1024.0 / (1024.0 + half)));
-      }
+    s_.workload = &w;
+    s_.hardware = &hw;
+    const Model& m = w.model;
+    s_.device = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(DeviceName(hw)));
+    std::string software = w.software.empty() ? "pytorch" : w.software;
+    s_.stack = LoadStackProfile(eff, hw.has_gpu() ? software : "cpu", s_.device);
+    s_.comm = BuildCommunicationModel(eff, hw);
+    s_.transformer = m.layers > 0 && m.hidden > 0 && m.operators.empty();
+    s_.lora = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;
+    s_.seq = s_.transformer ? std::max(1, w.seq_len) : 1;
+    if (!s_.transformer && w.resolution > 0 && m.resolution > 0) {
+      s_.spatial_scale = std::pow(static_cast<double>(w.resolution) / m.resolution, 2);
     }
-    bandwidth_eff_ = eff.Lookup("bandwidth_efficiency", rates_.architecture, "*", "*", 0.8);
-    traffic_factor_ = eff.Lookup("activation_traffic", "*", "*", cls, 3);
-    flops_per_byte_ = eff.Lookup("flops_per_byte", "*", "*", cls, 50);
-    // Overlap of gradient communication with computation: PyTorch DDP and FSDP launch bucketed
-    // collectives while backward runs (Li et al., VLDB 2020; Zhao et al., VLDB 2023), hiding
-    // most of it when there is enough computation to hide behind. 0.9 by assumption.
-    overlap_ = eff.Lookup("allreduce_overlap", "*", "*", "*", 0.9);
-    dp_overhead_ = eff.Lookup("sync_seconds_per_doubling", "*", "*", "*", 0.0);
+    s_.notes = s_.device.notes;
+    s_.notes.insert(s_.notes.end(), s_.comm.notes.begin(), s_.comm.notes.end());
+    if (!s_.transformer) DataModelOperators(m, &s_.notes);
   }
 
-  double ActivationScale() const { return wide_ ? 2.0 : 1.0; }
-
-  double ForwardFlopsPerSample() const {
-    if (transformer_) {
-      bool causal = m_.family == "decoder" || m_.family == "moe";
-      return ForwardFlopsPerToken(m_, seq_, causal) * seq_;
-    }
-    double scale = 1;
-    if (w_.resolution > 0 && m_.resolution > 0) {
-      scale = std::pow(static_cast<double>(w_.resolution) / m_.resolution, 2);
-    }
-    return m_.gflops_per_sample.value_or(0) * 1e9 * scale;
+  static std::string DeviceName(const Hardware& hw) {
+    return hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
   }
 
-  // Forward + backward (+ recomputed forward) FLOPs per sample.
-  double TrainFlopsPerSample() const {
-    double passes = lora_ ? 2 : 3;  // frozen weights need no weight gradients
-    if (w_.recompute == Recompute::kFull) passes += 1;
-    return ForwardFlopsPerSample() * passes;
+  const TrainingSetup& setup() const { return s_; }
+
+  // The forward operators of one sample on one device of the layout.
+  std::vector<Operator> Operators(const Layout& l) const {
+    const Workload& w = *s_.workload;
+    const Model& m = w.model;
+    if (s_.transformer) {
+      TransformerOpsOptions o;
+      o.seq_len = s_.seq;
+      // Transformer-XL attends over the segment and the memory of the previous one.
+      o.key_len = m.compute_class == "transformer-xl" ? 2.0 * s_.seq : s_.seq;
+      o.tensor_parallel = l.tensor_parallel;
+      o.layers = static_cast<double>(m.layers) / l.pipeline_parallel;
+      o.flash_attention = w.flash_attention;
+      o.causal = true;
+      o.dropout = UsesDropout(m);
+      o.head = DefaultTrainingHead(m);
+      o.lora = s_.lora;
+      o.lora_targets = w.lora_targets;
+      o.lora_rank = w.lora_rank;
+      return TransformerOperators(m, o);
+    }
+    std::vector<std::string> unused;
+    return OperatorsForRun(DataModelOperators(m, &unused), true, w.flash_attention);
   }
 
-  double TrainableParams() const {
-    return lora_ ? LoraParams(m_, w_.lora_targets, w_.lora_rank) : m_.params;
-  }
-
-  MemoryBreakdown Memory(const Layout& l) const {
-    MemoryBreakdown mem;
-    mem.capacity_bytes = rates_.memory_bytes;
-    double shard = static_cast<double>(l.tensor_parallel) * l.pipeline_parallel;
-    double dp = l.data_parallel;
-    BytesPerParam bpp = TrainableBytes(w_);
-    if (lora_) {
-      double base_bytes;
-      if (w_.kind == WorkloadKind::kQlora) {
-        double embedding = static_cast<double>(m_.vocab) * m_.hidden * (m_.tied_embeddings ? 1 : 2);
-        base_bytes = (m_.params - embedding) * kNf4BitsPerWeight / 8 + embedding * 2;
-      } else if (w_.precision == NumericFormat::kInt8) {
-        // LLM.int8: linear weights in 8 bits, embeddings in 16.
-        double embedding = static_cast<double>(m_.vocab) * m_.hidden * (m_.tied_embeddings ? 1 : 2);
-        base_bytes = (m_.params - embedding) * 1 + embedding * 2;
-      } else {
-        base_bytes = m_.params * (wide_ ? 4 : 2);
-      }
-      double adapters = TrainableParams();
-      // PEFT keeps adapter weights in fp32 (autocast_adapter_dtype) with fp32 grads and Adam.
-      mem.weights_bytes = (base_bytes + adapters * 4) / shard;
-      mem.gradients_bytes = adapters * 4 / shard;
-      mem.optimizer_bytes = adapters * (w_.optimizer == Optimizer::kAdamW ? 8 : 4) / shard;
-    } else {
-      double p = m_.params / shard;
-      mem.weights_bytes = p * bpp.weights / (l.zero_stage >= 3 ? dp : 1);
-      mem.gradients_bytes = p * bpp.gradients / (l.zero_stage >= 2 ? dp : 1);
-      mem.optimizer_bytes = p * bpp.optimizer / (l.zero_stage >= 1 ? dp : 1);
-
-    }
-    mem.activations_bytes = Activations(l) * ActivationScale();
-    if (!lora_ && l.zero_stage >= 3 && dp > 1 && m_.layers > 0) {
-      // ZeRO-3 gathers one layer's full weights at a time (prefetch keeps about two).
-      mem.comm_buffers_bytes += 2 * (m_.params / m_.layers) * bpp.weights / l.tensor_parallel;
-    }
-    if (hw_.total_gpus() > 1) {
-      mem.comm_buffers_bytes += kNcclBufferBytes;
-      if (dp > 1 && !lora_) {
-        mem.comm_buffers_bytes += l.zero_stage == 0
-                                      ? mem.gradients_bytes  // DDP bucket copies of the grads
-                                      : std::min(mem.gradients_bytes, kZeroReduceBucketBytes);
-      }
-    }
-    if (hw_.has_gpu()) {
-      mem.runtime_bytes = kCudaRuntimeBytes +
-                          kAllocatorSlack * (mem.activations_bytes + mem.gradients_bytes);
-    }
-    return mem;
-  }
-
-  // Activation bytes held by one device (16-bit elements).
-  double Activations(const Layout& l) const {
-    double b = l.micro_batch;
-    if (!transformer_) {
-      double per_sample = ForwardFlopsPerSample() * kActivationBytesPerFlop;
-      if (w_.recompute == Recompute::kFull) per_sample *= 0.25;  // checkpoints at block edges
-      return per_sample * b;
-    }
-    ActivationOptions o;
-    o.tensor_parallel = l.tensor_parallel;
-    o.sequence_parallel = l.tensor_parallel > 1;
-    o.recompute = w_.recompute;
-    o.flash_attention = w_.flash_attention;
-    o.dropout = UsesDropout(m_);
-    // 1F1B pipelining: the first stage holds p micro-batches of L/p layers = L layers' worth.
-    double layers = m_.layers;
-    double bytes = LayerActivationBytes(m_, seq_, b, o) * layers;
-    if (w_.recompute == Recompute::kFull) {
-      ActivationOptions working = o;
-      working.recompute = Recompute::kNone;
-      bytes += LayerActivationBytes(m_, seq_, b, working);
-    }
-    if (m_.family == "decoder" || m_.family == "moe") {
-      // Logits for the loss: 16-bit logits plus the fp32 copy the cross-entropy upcasts to.
-      bytes += seq_ * b * static_cast<double>(m_.vocab) * 6 / l.tensor_parallel;
-    }
-    if (w_.kind == WorkloadKind::kLora || w_.kind == WorkloadKind::kQlora) {
-      bytes += seq_ * b * w_.lora_rank * 2.0 * 7 * m_.layers;  // adapter intermediates
-    }
-    return bytes;
-  }
-
-  TimeBreakdown StepTime(const Layout& l, std::string* bottleneck) const {
+  TimeBreakdown StepTime(const Layout& l, std::string* bottleneck, PassTime* passes) const {
+    const Workload& w = *s_.workload;
+    const Hardware& hw = *s_.hardware;
+    const Model& m = w.model;
     TimeBreakdown t;
-    double devices = static_cast<double>(l.data_parallel) * l.tensor_parallel * l.pipeline_parallel;
-    double flops_micro = TrainFlopsPerSample() * l.micro_batch * l.data_parallel / devices;
-    double weights_on_device = Memory(l).weights_bytes;
-    double traffic_micro;
-    if (transformer_) {
-      traffic_micro = Activations(l) * ActivationScale() * traffic_factor_ / l.pipeline_parallel;
-      traffic_micro += 3 * weights_on_device;  // read forward, read backward, write gradients
-    } else {
-      traffic_micro = flops_micro / flops_per_byte_;
+    std::vector<Operator> ops = Operators(l);
+    double micro = l.micro_batch;
+    PassTime fwd = TimePass(ops, micro, Pass::kForward, s_.device, s_.stack, s_.spatial_scale);
+    PassTime bwd = TimePass(ops, micro, Pass::kBackward, s_.device, s_.stack, s_.spatial_scale);
+    PassTime rec;
+    if (w.recompute == Recompute::kFull) {
+      rec = fwd;
+    } else if (w.recompute == Recompute::kSelective && s_.transformer) {
+      // Selective recomputation repeats the attention core (Korthikanti et al. section 5).
+      std::vector<Operator> core;
+      for (const Operator& op : ops) {
+        if (op.kind == OpKind::kAttention || op.kind == OpKind::kSoftmax ||
+            op.kind == OpKind::kFusedAttention) {
+          core.push_back(op);
+        }
+      }
+      rec = TimePass(core, micro, Pass::kRecompute, s_.device, s_.stack, s_.spatial_scale);
     }
-    double micro_compute = flops_micro / (rates_.peak_flops * compute_eff_);
-    double micro_memory = traffic_micro / (rates_.bandwidth_bytes_per_s * bandwidth_eff_);
-    int micro_steps = l.grad_accumulation;
-    t.compute_s = micro_compute * micro_steps;
-    t.memory_s = micro_memory * micro_steps;
-    double trainable_on_device = TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) /
-                                 (l.zero_stage >= 1 ? l.data_parallel : 1);
-    t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w_.optimizer) /
-                    (rates_.bandwidth_bytes_per_s * bandwidth_eff_);
-    double busy = t.compute_s + t.memory_s;
-    // Phases: the forward pass is one of the passes counted in TrainFlopsPerSample.
-    double passes = (lora_ ? 2 : 3) + (w_.recompute == Recompute::kFull ? 1 : 0);
-    t.forward_s = busy / passes;
+    PassTime all = fwd;
+    all.Add(bwd);
+    all.Add(rec);
+    *passes = all;
+    double steps = l.grad_accumulation;
+    // The host launches kernels ahead of the device; a step takes the longer of the two.
+    double micro_s = all.seconds();
+    double busy = micro_s * steps;
+    for (const auto& [name, g] : all.groups) {
+      t.compute_s += g.compute_s * steps;
+      t.memory_s += g.memory_s * steps;
+      t.launch_s += g.overhead_s * steps;
+    }
+    t.launch_s += std::max(0.0, all.host_s - all.device_s) * steps;
+    t.forward_s = fwd.seconds() * steps;
     t.backward_s = busy - t.forward_s;
-    // Data-parallel gradient all-reduce: ring moves 2(N-1)/N of the bytes; overlapped with the
-    // backward pass (two thirds of the step's work) up to the fitted overlap fraction.
-    if (l.data_parallel > 1 && hw_.has_gpu()) {
-      double grad_bytes = TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) *
-                          (lora_ ? 4 : (wide_ ? 4 : 2));
-      double n = l.data_parallel;
-      double volume = 2 * (n - 1) / n * grad_bytes * (l.zero_stage >= 3 ? 1.5 : 1);
-      double link = hw_.intra_node_bytes_per_s;
-      int gpus_per_node = static_cast<int>(std::ceil(hw_.gpus_per_node));
-      if (l.data_parallel * l.tensor_parallel * l.pipeline_parallel > gpus_per_node) {
-        link = std::min(link, hw_.inter_node_bytes_per_s /
-                                  std::max(1, gpus_per_node / (l.tensor_parallel * l.pipeline_parallel)));
-      }
-      double comm = volume / link;
-      // ZeRO-3/FSDP gathers the weights again for every micro-step, and prefetches them during
-      // the forward and backward passes; plain data parallelism reduces once per step, during
-      // the last backward pass.
-      double hidden_behind = busy * 2.0 / 3.0 / micro_steps;
-      if (l.zero_stage >= 3) {
-        comm *= micro_steps;
-        hidden_behind = busy;
-      }
-      t.communication_s += std::max(0.0, comm - overlap_ * hidden_behind);
+
+    double trainable_on_device = s_.TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) /
+                                 (l.zero_stage >= 1 ? l.data_parallel : 1);
+    if (w.optimizer_offload && hw.has_gpu()) {
+      // The update runs on the host's memory bandwidth; gradients go down and weights come
+      // back over PCIe.
+      double host_bw = 50e9;
+      if (hw.cpu) host_bw = hw.cpu->memory_bandwidth_bytes_per_s_per_socket;
+      double pcie = PcieBytesPerSecond(hw.gpu->pcie_gen > 0 ? hw.gpu->pcie_gen : 3) * 0.8;
+      t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w.optimizer) / host_bw +
+                      trainable_on_device * 4 / pcie;
+    } else {
+      t.optimizer_s = trainable_on_device * OptimizerTrafficBytesPerParam(w.optimizer) /
+                      StackBandwidth(s_.device, s_.stack, s_.stack.stream_fraction);
     }
-    if (l.tensor_parallel > 1 && transformer_) {
-      double tp = l.tensor_parallel;
-      double per_allreduce = 2 * (tp - 1) / tp * seq_ * l.micro_batch * m_.hidden * 2;
-      t.communication_s += 4 * m_.layers / l.pipeline_parallel * per_allreduce /
-                           hw_.intra_node_bytes_per_s * micro_steps;
+
+    if (hw.has_gpu() && l.data_parallel > 1) {
+      double params_on_device = s_.TrainableParams() / (l.tensor_parallel * l.pipeline_parallel);
+      if (l.zero_stage >= 3 && !s_.lora) {
+        // FSDP / ZeRO-3: every micro-step gathers the 16-bit weights for forward and again for
+        // backward, and reduce-scatters the gradients; prefetching hides them behind compute.
+        double bytes = params_on_device * 2;
+        double per_micro = 3 * AllGatherSeconds(s_.comm, bytes, l.data_parallel);
+        double first_layer = m.layers > 0 ? per_micro / m.layers : per_micro;
+        t.communication_s += std::max(0.0, per_micro - micro_s) * steps + first_layer;
+      } else {
+        double bytes = params_on_device * GradientBytesPerParam(w, s_.lora);
+        double backward_last = bwd.seconds() + rec.seconds();
+        GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel,
+                                                     backward_last, kDdpBucketBytes);
+        t.communication_s += sync.exposed_s;
+        if (l.zero_stage >= 1 && !s_.lora) {
+          // ZeRO-1/2: each rank updates its shard, then the updated 16-bit weights are
+          // all-gathered; nothing is left to overlap with after the optimizer step.
+          t.communication_s += AllGatherSeconds(s_.comm, params_on_device * 2, l.data_parallel);
+        }
+      }
+    }
+    if (hw.has_gpu() && l.tensor_parallel > 1 && s_.transformer) {
+      // Megatron: two all-reduces of the layer's activations in forward and two in backward
+      // (sequence parallelism swaps each for a reduce-scatter and an all-gather of the same
+      // volume); they sit on the critical path.
+      double bytes = s_.seq * micro * m.hidden * 2;
+      double per_layer = 4 * AllReduceSeconds(s_.comm, bytes, l.tensor_parallel);
+      if (w.recompute == Recompute::kFull) per_layer *= 1.5;
+      t.communication_s += per_layer * m.layers / l.pipeline_parallel * steps;
     }
     if (l.pipeline_parallel > 1) {
-      t.bubble_s = (l.pipeline_parallel - 1.0) / micro_steps * busy;
+      t.bubble_s = (l.pipeline_parallel - 1.0) / steps * busy;
+      if (s_.transformer) {
+        // Activations and their gradients cross each stage boundary once per micro-batch.
+        double bytes = s_.seq * micro * m.hidden * 2;
+        t.communication_s += 2 * bytes / s_.comm.intra.bus_bytes_per_s * steps;
+      }
     }
     t.step_s = busy + t.optimizer_s + t.communication_s + t.bubble_s;
-    if (devices > 1) {
-      // Synchronisation beyond the all-reduce bytes (collective launch latency, stragglers,
-      // framework bookkeeping): a fitted time per step for each doubling of the ranks. Fixed
-      // in seconds, so it weighs on short steps and fades on long ones.
-      double sync = dp_overhead_ * std::log2(devices);
-      t.communication_s += sync;
-      t.step_s += sync;
-    }
-    if (w_.loader_samples_per_core_s && hw_.vcpus_per_node > 0) {
-      double cap = *w_.loader_samples_per_core_s * hw_.vcpus_per_node * hw_.nodes;
+    if (w.loader_samples_per_core_s && hw.vcpus_per_node > 0) {
+      double cap = *w.loader_samples_per_core_s * hw.vcpus_per_node * hw.nodes;
       t.input_s = l.global_batch / cap;
     }
-    if (w_.storage_gb_s && w_.data_gb > 0 && w_.dataset_samples > 0) {
+    if (w.storage_gb_s && w.data_gb > 0 && w.dataset_samples > 0) {
       // Reading the samples: dataset bytes per sample at the storage's rate.
-      double bytes_per_sample = w_.data_gb * 1e9 / w_.dataset_samples;
-      t.input_s = std::max(t.input_s, l.global_batch * bytes_per_sample / (*w_.storage_gb_s * 1e9));
+      double bytes_per_sample = w.data_gb * 1e9 / w.dataset_samples;
+      t.input_s = std::max(t.input_s, l.global_batch * bytes_per_sample / (*w.storage_gb_s * 1e9));
     }
     std::pair<double, const char*> parts[] = {{t.compute_s, "compute"},
                                               {t.memory_s, "memory bandwidth"},
+                                              {t.launch_s, "kernel launches"},
                                               {t.communication_s, "communication"},
                                               {t.bubble_s, "pipeline bubble"},
                                               {t.optimizer_s, "optimizer step"},
                                               {t.input_s, "input pipeline"}};
-    auto worst = std::max_element(std::begin(parts), std::end(parts));
-    *bottleneck = worst->second;
+    *bottleneck = std::max_element(std::begin(parts), std::end(parts))->second;
     if (t.input_s > t.step_s) t.step_s = t.input_s;
     return t;
-  }
-
-  Status Choose(Plan* out, std::vector<std::string>* notes) const {
-    int devices = hw_.has_gpu() ? hw_.total_gpus() : 1;
-    int per_node = hw_.has_gpu() ? static_cast<int>(std::ceil(hw_.gpus_per_node)) : 1;
-    std::vector<int> tps, pps;
-    if (w_.tensor_parallel > 0) tps = {w_.tensor_parallel};
-    else for (int t = 1; t <= per_node; t *= 2) tps.push_back(t);
-    if (w_.pipeline_parallel > 0) pps = {w_.pipeline_parallel};
-    else for (int p = 1; p <= devices; p *= 2) pps.push_back(p);
-    bool found = false;
-    bool any = false;
-    Plan best, smallest;
-    // ZeRO stage: the user's, or each of them (the stage only matters with data parallelism).
-    std::vector<int> zeros;
-    if (w_.zero_stage >= 0) zeros = {w_.zero_stage};
-    else zeros = {0, 1, 2, 3};
-    for (int zero : zeros)
-    for (int tp : tps) {
-      for (int pp : pps) {
-        if (devices % (tp * pp) != 0) continue;
-        if (w_.zero_stage < 0 && zero > 0 && devices / (tp * pp) == 1) continue;
-        if (transformer_ && tp > 1 && (m_.heads % tp != 0)) continue;
-        if (pp > 1 && (m_.layers == 0 || m_.layers < pp)) continue;
-        if (!transformer_ && (tp > 1 || pp > 1)) continue;
-        Layout l;
-        l.zero_stage = zero;
-        l.tensor_parallel = tp;
-        l.pipeline_parallel = pp;
-        l.data_parallel = devices / (tp * pp);
-        Status s = Batches(&l);
-        // With only a global batch given, take the largest micro-batch that fits; the rest
-        // becomes gradient accumulation.
-        while (s.ok() && w_.micro_batch == 0 && l.micro_batch > 1 && !Memory(l).fits()) {
-          Layout smaller = l;
-          smaller.micro_batch = l.micro_batch / 2;
-          if (l.global_batch % (smaller.micro_batch * l.data_parallel) != 0) break;
-          smaller.grad_accumulation = l.global_batch / (smaller.micro_batch * l.data_parallel);
-          l = smaller;
-        }
-        if (!s.ok()) {
-          if (w_.tensor_parallel > 0 || w_.pipeline_parallel > 0 || tps.size() * pps.size() == 1) {
-            return s;
-          }
-          continue;
-        }
-        Plan p;
-        p.layout = l;
-        p.memory = Memory(l);
-        p.time = StepTime(l, &p.bottleneck);
-        p.samples_per_s = l.global_batch / p.time.step_s;
-        if (!any || p.memory.total_bytes() < smallest.memory.total_bytes()) smallest = p;
-        any = true;
-        if (p.memory.fits() && (!found || p.samples_per_s > best.samples_per_s)) {
-          best = p;
-          found = true;
-        }
-      }
-    }
-    if (!any) {
-      return Status::InvalidArgument(fmt::format(
-          "tp/pp: no layout of {} devices divides the model ({} heads, {} layers) and the batch",
-          devices, m_.heads, m_.layers));
-    }
-    *out = found ? best : smallest;
-    if (!found) {
-      notes->push_back(fmt::format(
-          "does not fit: needs {:.1f} GiB per device, has {:.1f} GiB", smallest.memory.total_bytes() / kGiB,
-          smallest.memory.capacity_bytes / kGiB));
-    }
-    return Status::OK();
   }
 
   // Fills micro-batch, global batch and gradient accumulation for a layout, or says why the
   // batch does not divide.
   Status Batches(Layout* l) const {
+    const Workload& w = *s_.workload;
     int dp = l->data_parallel;
-    int micro = w_.micro_batch;
-    int global = w_.global_batch;
-    if (micro == 0 && global == 0) micro = transformer_ ? 1 : 32;
+    int micro = w.micro_batch;
+    int global = w.global_batch;
+    if (micro == 0 && global == 0) micro = s_.transformer ? 1 : 32;
     if (micro == 0) {
       if (global % dp != 0) {
         return Status::InvalidArgument(fmt::format(
@@ -395,10 +241,88 @@ class TrainingModel {
     l->global_batch = global;
     l->grad_accumulation = global / (micro * dp);
     if (l->pipeline_parallel > 1 && l->grad_accumulation < l->pipeline_parallel) {
-      // A pipeline needs at least p micro-batches in flight to fill.
       return Status::InvalidArgument(fmt::format(
           "batch: pipeline parallel {} needs at least {} micro-batches per step; raise batch",
           l->pipeline_parallel, l->pipeline_parallel));
+    }
+    if (w.optimizer_in_backward && l->grad_accumulation > 1) {
+      return Status::InvalidArgument(
+          "optimizer_in_backward: the optimizer steps during backward, so gradients cannot "
+          "accumulate over micro-batches; set batch = micro_batch x data-parallel replicas");
+    }
+    return Status::OK();
+  }
+
+  Status Choose(Plan* out, std::vector<std::string>* notes) const {
+    const Workload& w = *s_.workload;
+    const Hardware& hw = *s_.hardware;
+    const Model& m = w.model;
+    int devices = hw.has_gpu() ? hw.total_gpus() : 1;
+    int per_node = hw.has_gpu() ? static_cast<int>(std::ceil(hw.gpus_per_node)) : 1;
+    std::vector<int> tps, pps;
+    if (w.tensor_parallel > 0) tps = {w.tensor_parallel};
+    else for (int t = 1; t <= per_node; t *= 2) tps.push_back(t);
+    if (w.pipeline_parallel > 0) pps = {w.pipeline_parallel};
+    else for (int p = 1; p <= devices; p *= 2) pps.push_back(p);
+    std::vector<int> zeros;
+    if (w.zero_stage >= 0) zeros = {w.zero_stage};
+    else zeros = {0, 1, 2, 3};
+    bool found = false, any = false;
+    Plan best, smallest;
+    for (int zero : zeros) {
+      for (int tp : tps) {
+        for (int pp : pps) {
+          if (devices % (tp * pp) != 0) continue;
+          if (w.zero_stage < 0 && zero > 0 && devices / (tp * pp) == 1) continue;
+          if (s_.transformer && tp > 1 && (m.heads % tp != 0)) continue;
+          if (pp > 1 && (m.layers == 0 || m.layers < pp)) continue;
+          if (!s_.transformer && (tp > 1 || pp > 1)) continue;
+          Layout l;
+          l.zero_stage = zero;
+          l.tensor_parallel = tp;
+          l.pipeline_parallel = pp;
+          l.data_parallel = devices / (tp * pp);
+          Status st = Batches(&l);
+          // With only a global batch given, take the largest micro-batch that fits; the rest
+          // becomes gradient accumulation.
+          while (st.ok() && w.micro_batch == 0 && l.micro_batch > 1 &&
+                 !TrainingMemory(s_, l).fits() && !w.optimizer_in_backward) {
+            Layout smaller = l;
+            smaller.micro_batch = l.micro_batch / 2;
+            if (l.global_batch % (smaller.micro_batch * l.data_parallel) != 0) break;
+            smaller.grad_accumulation = l.global_batch / (smaller.micro_batch * l.data_parallel);
+            l = smaller;
+          }
+          if (!st.ok()) {
+            if (w.tensor_parallel > 0 || w.pipeline_parallel > 0 || tps.size() * pps.size() == 1) {
+              return st;
+            }
+            continue;
+          }
+          Plan p;
+          p.layout = l;
+          p.memory = TrainingMemory(s_, l);
+          p.time = StepTime(l, &p.bottleneck, &p.passes);
+          p.samples_per_s = l.global_batch / p.time.step_s;
+          if (!any || p.memory.total_bytes() < smallest.memory.total_bytes()) smallest = p;
+          any = true;
+          if (p.memory.fits() && (!found || p.samples_per_s > best.samples_per_s)) {
+            best = p;
+            found = true;
+          }
+        }
+      }
+    }
+    if (!any) {
+      return Status::InvalidArgument(fmt::format(
+          "tp/pp: no layout of {} devices divides the model ({} heads, {} layers) and the batch",
+          devices, m.heads, m.layers));
+    }
+    *out = found ? best : smallest;
+    if (!found) {
+      notes->push_back(fmt::format("does not fit: needs {:.1f} GiB per device, has {:.1f} GiB",
+                                   smallest.memory.total_bytes() / kGiB,
+                                   smallest.memory.capacity_bytes / kGiB));
     }
     return Status::OK();
   }
@@ -409,33 +333,12 @@ class TrainingModel {
     one.global_batch = like.micro_batch * like.grad_accumulation;
     one.grad_accumulation = like.grad_accumulation;
     std::string unused;
-    return one.global_batch / StepTime(one, &unused).step_s;
+    PassTime passes;
+    return one.global_batch / StepTime(one, &unused, &passes).step_s;
   }
 
-  bool transformer() const { return transformer_; }
-  int seq() const { return seq_; }
-  const DeviceRates& rates() const { return rates_; }
-  double compute_eff() const { return compute_eff_; }
-  double bandwidth_eff() const { return bandwidth_eff_; }
-  const EfficiencyFactor* compute_row() const { return compute_row_; }
-
  private:
-  const Catalog& catalog_;
-  const Workload& w_;
-  const Hardware& hw_;
-  const Model& m_;
-  DeviceRates rates_;
-  bool transformer_ = false;
-  bool lora_ = false;
-  bool wide_ = false;
-  int seq_ = 1;
-  double compute_eff_ = 0.5;
-  double bandwidth_eff_ = 0.8;
-  double traffic_factor_ = 3;
-  double flops_per_byte_ = 50;
-  double overlap_ = 0.7;
-  double dp_overhead_ = 0;
-  const EfficiencyFactor* compute_row_ = nullptr;
+  TrainingSetup s_;
 };
 
 double StepsForAmount(const Workload& w, const Layout& l, int seq, bool transformer,
@@ -449,26 +352,91 @@ double StepsForAmount(const Workload& w, const Layout& l, int seq, bool transfor
   return 1000;
 }
 
+void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Workload& w,
+                     const Hardware& hw, Estimate* e) {
+  const TrainingSetup& s = model.setup();
+  const DeviceModel& d = s.device;
+  int devices = hw.has_gpu() ? hw.total_gpus() : 1;
+  AddTerm(e, "matrix rate", d.matrix_flops / 1e12, "TFLOP/s",
+          fmt::format("{} dense {} peak {:.1f} TFLOP/s x sustained clock ratio {:.2f}", d.name,
+                      d.math_unit, d.peak_matrix_flops / 1e12, d.clock_ratio));
+  AddTerm(e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
+          fmt::format("achievable, of {:.0f} GB/s on the datasheet", d.datasheet_bandwidth / 1e9));
+  AddTerm(e, "software efficiency", s.stack.gemm_fraction, "",
+          fmt::format("{}: GEMMs {:.2f}, convolutions {:.2f}, fused attention {:.2f} of the "
+                      "matrix rate; memory-bound kernels {:.2f} (reductions {:.2f}) of the "
+                      "bandwidth; {:.1f} us per kernel launch, {:.1f} us host dispatch per "
+                      "operator (data/efficiency.csv)",
+                      s.stack.name, s.stack.gemm_fraction, s.stack.conv_fraction,
+                      s.stack.attention_fraction, s.stack.stream_fraction,
+                      s.stack.reduction_fraction, s.stack.kernel_gap_s * 1e6,
+                      s.stack.dispatch_s * 1e6));
+  AddTerm(e, "layout", devices, "devices",
+          fmt::format("data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch "
+                      "{}, {} accumulation steps",
+                      plan.layout.data_parallel, plan.layout.zero_stage, plan.layout.tensor_parallel,
+                      plan.layout.pipeline_parallel, plan.layout.micro_batch,
+                      plan.layout.global_batch, plan.layout.grad_accumulation));
+  // Time by operator group, one micro-batch (forward + backward + recompute).
+  for (const auto& [name, g] : plan.passes.groups) {
+    if (g.kernels <= 0) continue;
+    AddTerm(e, "operators: " + name, g.seconds() * 1e3, "ms/micro-batch",
+            fmt::format("{:.0f} kernels; {:.2f} TFLOP, {:.2f} GB moved; {:.0f}% compute-bound, "
+                        "{:.0f}% memory-bound, {:.0f}% launch gaps",
+                        g.kernels, g.flops / 1e12, g.bytes / 1e9,
+                        100 * g.compute_s / std::max(1e-12, g.seconds()),
+                        100 * g.memory_s / std::max(1e-12, g.seconds()),
+                        100 * g.overhead_s / std::max(1e-12, g.seconds())));
+  }
+  AddTerm(e, "weights", plan.memory.weights_bytes / kGiB, "GiB",
+          w.kind == WorkloadKind::kQlora ? "NF4 base (4.127 bits/param) + fp32 adapters"
+          : w.kind == WorkloadKind::kLora ? "frozen base + fp32 adapters"
+                                          : "params x bytes/param / (tensor x pipeline [x data under ZeRO-3])");
+  AddTerm(e, "gradients", plan.memory.gradients_bytes / kGiB, "GiB",
+          w.optimizer_in_backward ? "stepped in backward: about one matrix at a time"
+                                  : "sharded by ZeRO >= 2");
+  AddTerm(e, "optimizer", plan.memory.optimizer_bytes / kGiB, "GiB",
+          "mixed-precision Adam K=12 bytes/param (ZeRO paper; DeepSpeed's 18 adds fp32 grads), sharded by ZeRO >= 1");
+  AddTerm(e, "activations", plan.memory.activations_bytes / kGiB, "GiB",
+          s.transformer ? "Korthikanti et al. 2022 per layer x layers (+ logits)"
+                        : "every operator output of the forward pass x micro-batch");
+  if (plan.memory.host_bytes > 0) {
+    AddTerm(e, "host memory", plan.memory.host_bytes / kGiB, "GiB",
+            "offloaded optimizer state, activations or paged-optimizer spill, per node");
+  }
+  AddTerm(e, "compute time", plan.time.compute_s, "s/step", "compute-bound kernels");
+  AddTerm(e, "memory time", plan.time.memory_s, "s/step", "memory-bound kernels");
+  AddTerm(e, "launch overhead", plan.time.launch_s, "s/step",
+          "kernel launch gaps, and host dispatch beyond the device's work");
+  AddTerm(e, "communication", plan.time.communication_s, "s/step",
+          fmt::format("collectives over {} (inside a node) and {} (between nodes) not hidden "
+                      "behind backward",
+                      s.comm.intra.name, s.comm.inter.name));
+  AddTerm(e, "step", plan.time.step_s, "s", "sum of the above + optimizer + bubble");
+}
+
 }  // namespace
 
 Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardware& hw,
                         Estimate* e) {
-  TrainingModel model(catalog, w, hw);
   e->runs_on_gpu = hw.has_gpu();
   if (!hw.has_gpu() && hw.vcpus_per_node <= 0) {
     return Status::InvalidArgument("--instance: CPU execution needs an instance with vCPUs");
   }
+  TrainingEstimator model(catalog, w, hw);
   Plan plan;
   Status s = model.Choose(&plan, &e->notes);
   if (!s.ok()) return s;
+  const TrainingSetup& setup = model.setup();
+  e->notes.insert(e->notes.end(), setup.notes.begin(), setup.notes.end());
   e->layout = plan.layout;
   e->memory = plan.memory;
   e->fits = plan.memory.fits();
   e->time = plan.time;
   e->bottleneck = plan.bottleneck;
   double samples_per_s = plan.samples_per_s;
-  if (model.transformer()) {
-    e->throughput = samples_per_s * model.seq();
+  if (setup.transformer) {
+    e->throughput = samples_per_s * setup.seq;
     e->throughput_unit = "tokens/s";
   } else {
     e->throughput = samples_per_s;
@@ -477,41 +445,16 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   int devices = hw.has_gpu() ? hw.total_gpus() : 1;
   if (devices > 1) {
     e->scaling_efficiency = samples_per_s / (devices * model.SamplesPerSecondOnOneDevice(plan.layout));
+    if (e->scaling_efficiency < 0.5 && plan.bottleneck == "communication") {
+      e->notes.push_back(fmt::format(
+          "communication-bound: {} GPUs reach {:.0f}% of {} x one GPU's throughput over {}",
+          devices, 100 * e->scaling_efficiency, devices,
+          hw.nodes > 1 ? setup.comm.inter.name : setup.comm.intra.name));
+    }
   }
-  double steps = StepsForAmount(w, plan.layout, model.seq(), model.transformer(), &e->notes);
+  double steps = StepsForAmount(w, plan.layout, setup.seq, setup.transformer, &e->notes);
   e->total_s = steps * plan.time.step_s;
-
-  const DeviceRates& r = model.rates();
-  AddTerm(e, "peak", r.peak_flops / 1e12, "TFLOP/s",
-          fmt::format("dense {} peak of {}", r.precision_key, hw.has_gpu() ? hw.gpu->name : "the CPUs"));
-  AddTerm(e, "compute efficiency", model.compute_eff(), "",
-          model.compute_row() ? "data/efficiency.csv, fitted to " + model.compute_row()->fitted_to
-                              : "default (no matching row)");
-  AddTerm(e, "bandwidth", r.bandwidth_bytes_per_s / 1e9, "GB/s",
-          fmt::format("x efficiency {}", model.bandwidth_eff()));
-  AddTerm(e, "layout", devices, "devices",
-          fmt::format("data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch "
-                      "{}, {} accumulation steps",
-                      plan.layout.data_parallel, plan.layout.zero_stage, plan.layout.tensor_parallel,
-                      plan.layout.pipeline_parallel, plan.layout.micro_batch,
-                      plan.layout.global_batch, plan.layout.grad_accumulation));
-  AddTerm(e, "weights", plan.memory.weights_bytes / kGiB, "GiB",
-          w.kind == WorkloadKind::kQlora ? "NF4 base (4.127 bits/param) + fp32 adapters"
-          : w.kind == WorkloadKind::kLora ? "frozen base + fp32 adapters"
-                                          : "params x bytes/param / (tensor x pipeline [x data under ZeRO-3])");
-  AddTerm(e, "gradients", plan.memory.gradients_bytes / kGiB, "GiB", "sharded by ZeRO >= 2");
-  AddTerm(e, "optimizer", plan.memory.optimizer_bytes / kGiB, "GiB",
-          "mixed-precision Adam K=12 bytes/param (ZeRO paper; DeepSpeed's 18 adds fp32 grads), sharded by ZeRO >= 1");
-  AddTerm(e, "activations", plan.memory.activations_bytes / kGiB, "GiB",
-          model.transformer() ? "Korthikanti et al. 2022 per layer x layers (+ logits)"
-                              : "0.006 bytes per forward FLOP x micro-batch");
-  AddTerm(e, "compute time", plan.time.compute_s, "s/step", "FLOPs / (peak x efficiency)");
-  AddTerm(e, "memory time", plan.time.memory_s, "s/step", "traffic / (bandwidth x efficiency)");
-  AddTerm(e, "communication", plan.time.communication_s, "s/step",
-          "ring all-reduce 2(N-1)/N x gradient bytes over " +
-              (hw.intra_node_link.empty() ? std::string("-") : hw.intra_node_link) +
-              ", not hidden behind backward");
-  AddTerm(e, "step", plan.time.step_s, "s", "sum of the above + optimizer + bubble");
+  ExplainTraining(model, plan, w, hw, e);
   return Status::OK();
 }
 

@@ -1,5 +1,6 @@
 // The candidate stage: which instance types and node counts can run the workload at all. Filters
 // say why without estimating; the rest are estimated once per (type, node count) and priced.
+#include <cfloat>
 #include <algorithm>
 #include <cmath>
 
@@ -8,6 +9,7 @@
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -16,6 +18,7 @@ namespace {
 Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
                   const char* flag) {
   for (const std::string& w : wanted) {
+    if (Status named = CheckName(fmt::format("--{}", flag), w); !named.ok()) return named;
     bool found = false;
     for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
     if (found) continue;
@@ -173,10 +176,31 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   if (!catalog.FindCurrency(o.currency)) {
     return Status::InvalidArgument("--currency: '" + o.currency + "' has no rate");
   }
+  // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
+  const std::pair<const char*, std::optional<double>> numbers[] = {
+      {"--deadline-hours", o.deadline_hours}, {"--budget", o.budget},
+      {"--min-gpus", o.min_gpus},             {"--max-gpus", o.max_gpus},
+      {"--hours", o.fixed_hours},             {"--serving-hours", o.serving_hours}};
+  for (const auto& [flag, value] : numbers) {
+    if (!value) continue;
+    Status finite = CheckNumber(flag, *value, -DBL_MAX, DBL_MAX);
+    if (!finite.ok()) return finite;
+  }
   if (o.deadline_hours && *o.deadline_hours <= 0) {
     return Status::InvalidArgument("--deadline-hours: must be above 0");
   }
+  // A month of serving is 730 hours; up to a century may be priced, and not less than a minute.
+  if (o.serving_hours < 1.0 / 60 || o.serving_hours > 876000) {
+    return Status::InvalidArgument(fmt::format(
+        "--serving-hours: {} is not allowed; hours of serving in [0.0167, 876000]", o.serving_hours));
+  }
   if (o.budget && *o.budget <= 0) return Status::InvalidArgument("--budget: must be above 0");
+  for (const auto& [flag, value] : {std::pair("--min-gpus", o.min_gpus), std::pair("--max-gpus", o.max_gpus)}) {
+    if (value && (*value < 0 || *value > kMaxTotalDevices)) {
+      return Status::InvalidArgument(fmt::format("{}: {} is not allowed; a number of GPUs in [0, {}]",
+                                                 flag, *value, kMaxTotalDevices));
+    }
+  }
   if (o.min_gpus && o.max_gpus && *o.min_gpus > *o.max_gpus) {
     return Status::InvalidArgument("--min-gpus: above --max-gpus");
   }

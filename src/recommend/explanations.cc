@@ -175,21 +175,35 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
                                    Join(parts, "; "), kStalePriceDays));
 }
 
-}  // namespace
+// A limit that `value` fits under, rounded up to two significant figures so the hint reads as
+// a number a person would type (31.3 h -> 32 h, 0.437 -> 0.44), never below `value`.
+double RoundUpLimit(double value) {
+  if (!(value > 0)) return value;
+  double step = std::pow(10.0, std::floor(std::log10(value)) - 1);
+  double up = std::ceil(value / step - 1e-9) * step;
+  return up < value ? up + step : up;
+}
 
-void AddRequestNotes(const RecommendContext& ctx, Recommendation* out) {
-  AddStalePriceNote(ctx, out);
+std::string LimitText(double value) { return FormatNumber(value, value < 10 ? 2 : 0); }
+
+// Nothing fits in memory: the least change that would, tried on the instances with the most
+// GPU memory (a model sharded over eight GPUs needs the whole node's memory, one that is not
+// needs the most per device, so both orders are tried).
+void AddMemoryHints(const RecommendContext& ctx, Recommendation* out) {
   const Workload& w = ctx.workload;
-  if (!out->ranked.empty() || ctx.memory_rejects.empty() || !w.is_training()) return;
-  // Nothing fits: say what would, on the instance with the most GPU memory per device.
-  const InstanceType* biggest = ctx.memory_rejects.front();
+  auto per_device = [](const InstanceType* t) {
+    return t->gpu_memory_bytes / std::max(1.0, t->gpu_count);
+  };
+  std::vector<const InstanceType*> largest;
+  const InstanceType* by_total = ctx.memory_rejects.front();
+  const InstanceType* by_device = by_total;
   for (const InstanceType* t : ctx.memory_rejects) {
-    if (t->gpu_memory_bytes / std::max(1.0, t->gpu_count) >
-        biggest->gpu_memory_bytes / std::max(1.0, biggest->gpu_count)) {
-      biggest = t;
-    }
+    if (t->gpu_memory_bytes > by_total->gpu_memory_bytes) by_total = t;
+    if (per_device(t) > per_device(by_device)) by_device = t;
   }
-  Hardware hw = HardwareForInstance(*biggest, 1);
+  largest.push_back(by_total);
+  if (by_device != by_total) largest.push_back(by_device);
+  const InstanceType* biggest = by_device;
   struct Variant {
     const char* what;
     WorkloadKind kind;
@@ -198,19 +212,99 @@ void AddRequestNotes(const RecommendContext& ctx, Recommendation* out) {
                   {"LoRA with checkpointing", WorkloadKind::kLora, Recompute::kFull},
                   {"QLoRA with checkpointing", WorkloadKind::kQlora, Recompute::kFull}};
   for (const Variant& v : variants) {
-    Workload alt = w;
-    alt.kind = v.kind;
-    alt.recompute = v.recompute;
-    Estimate e;
-    if (EstimateWorkload(ctx.catalog, alt, hw, &e).ok() && e.fits) {
-      out->notes.push_back(fmt::format(
+    for (const InstanceType* t : largest) {
+      Workload alt = w;
+      alt.kind = v.kind;
+      alt.recompute = v.recompute;
+      Estimate e;
+      if (!EstimateWorkload(ctx.catalog, alt, HardwareForInstance(*t, 1), &e).ok() || !e.fits) {
+        continue;
+      }
+      FitHint hint;
+      hint.note = fmt::format(
           "nothing fits as asked; with {} it fits {} ({:.1f} of {:.1f} GiB per device)", v.what,
-          biggest->name, e.memory.total_bytes() / kGiB, e.memory.capacity_bytes / kGiB));
+          t->name, e.memory.total_bytes() / kGiB, e.memory.capacity_bytes / kGiB);
+      if (v.kind != w.kind) hint.workload.emplace_back("kind", WorkloadKindName(v.kind));
+      hint.workload.emplace_back("recompute", "full");
+      out->notes.push_back(hint.note);
+      out->hints.push_back(std::move(hint));
       return;
     }
   }
-  out->notes.push_back("nothing fits as asked, not even with QLoRA on " + biggest->name +
-                       ": raise --max-nodes for more GPUs");
+  FitHint hint;
+  hint.note = "nothing fits as asked, not even with QLoRA on " + biggest->name +
+              ": raise --max-nodes for more GPUs";
+  out->notes.push_back(hint.note);
+  // The largest node count the options accept is 64; the hint is only an action below it.
+  if (ctx.options.max_nodes < 64) {
+    hint.options.emplace_back("max_nodes", std::to_string(std::min(64, 2 * ctx.options.max_nodes)));
+    out->hints.push_back(std::move(hint));
+  }
+}
+
+// Offers that fit but miss the deadline or the budget: the limit at which the first of them
+// would be kept. A deadline-rejected offer was not checked against the budget, so it counts
+// only when it is within the budget too; one over both gets both limits in one hint.
+void AddLimitHints(const RecommendContext& ctx, Recommendation* out) {
+  const RecommendOptions& o = ctx.options;
+  const Candidate* fastest_in_budget = nullptr;
+  const Candidate* fastest = nullptr;
+  const Candidate* cheapest_in_time = nullptr;
+  for (const Candidate& c : out->rejected) {
+    if (!c.total_cost) continue;
+    if (StartsWith(c.rejection, "misses the deadline")) {
+      if (!fastest || c.hours < fastest->hours) fastest = &c;
+      if ((!o.budget || *c.total_cost <= *o.budget) &&
+          (!fastest_in_budget || c.hours < fastest_in_budget->hours)) {
+        fastest_in_budget = &c;
+      }
+    } else if (StartsWith(c.rejection, "over budget")) {
+      if (!cheapest_in_time || *c.total_cost < *cheapest_in_time->total_cost) cheapest_in_time = &c;
+    }
+  }
+  auto describe = [](const Candidate& c) {
+    return fmt::format("{} {}", c.instance->name, PricingModeName(c.mode));
+  };
+  if (fastest_in_budget) {
+    double hours = RoundUpLimit(fastest_in_budget->hours);
+    FitHint hint;
+    hint.note = fmt::format("nothing meets the deadline; with a deadline of {} h, {} fits ({:.1f} h)",
+                            LimitText(hours), describe(*fastest_in_budget), fastest_in_budget->hours);
+    hint.options.emplace_back("deadline_hours", LimitText(hours));
+    out->notes.push_back(hint.note);
+    out->hints.push_back(std::move(hint));
+  }
+  if (cheapest_in_time) {
+    double budget = RoundUpLimit(*cheapest_in_time->total_cost);
+    FitHint hint;
+    hint.note = fmt::format("nothing is within the budget; with a budget of {}, {} fits ({})",
+                            Money(budget, o.currency), describe(*cheapest_in_time),
+                            Money(*cheapest_in_time->total_cost, o.currency));
+    hint.options.emplace_back("budget", LimitText(budget));
+    out->notes.push_back(hint.note);
+    out->hints.push_back(std::move(hint));
+  }
+  if (!fastest_in_budget && !cheapest_in_time && fastest) {
+    double hours = RoundUpLimit(fastest->hours);
+    double budget = RoundUpLimit(*fastest->total_cost);
+    FitHint hint;
+    hint.note = fmt::format(
+        "nothing meets the deadline within the budget; with {} h and {}, {} fits", LimitText(hours),
+        Money(budget, o.currency), describe(*fastest));
+    hint.options.emplace_back("deadline_hours", LimitText(hours));
+    if (o.budget) hint.options.emplace_back("budget", LimitText(budget));
+    out->notes.push_back(hint.note);
+    out->hints.push_back(std::move(hint));
+  }
+}
+
+}  // namespace
+
+void AddRequestNotes(const RecommendContext& ctx, Recommendation* out) {
+  AddStalePriceNote(ctx, out);
+  if (!out->ranked.empty()) return;
+  if (!ctx.memory_rejects.empty() && ctx.workload.is_training()) AddMemoryHints(ctx, out);
+  AddLimitHints(ctx, out);
 }
 
 std::vector<std::string> ExplainInstance(const Recommendation& r, const std::string& instance) {

@@ -30,10 +30,12 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
                            {"comm_buffers_gib", m.comm_buffers_bytes / kGiB},
                            {"runtime_gib", m.runtime_bytes / kGiB},
                            {"total_gib", m.total_bytes() / kGiB},
-                           {"capacity_gib", m.capacity_bytes / kGiB}};
+                           {"capacity_gib", m.capacity_bytes / kGiB},
+                           {"host_gib", m.host_bytes / kGiB}};
   const TimeBreakdown& t = e.time;
   nlohmann::json time = {{"forward_s", t.forward_s},         {"backward_s", t.backward_s},
                          {"compute_s", t.compute_s},         {"memory_s", t.memory_s},
+                         {"launch_s", t.launch_s},
                          {"communication_s", t.communication_s}, {"bubble_s", t.bubble_s},
                          {"optimizer_s", t.optimizer_s},     {"input_s", t.input_s},
                          {"step_s", t.step_s}};

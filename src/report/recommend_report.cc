@@ -131,6 +131,17 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
           {"best_estimate", best},
           {"notes", r.notes}};
   if (w.calibration.active()) document["calibrated_from"] = w.calibration.basis;
+  if (!r.hints.empty()) {
+    // Only when nothing is feasible: each hint with the fields and options that apply it.
+    nlohmann::json hints = nlohmann::json::array();
+    for (const FitHint& h : r.hints) {
+      nlohmann::json workload = nlohmann::json::object(), options = nlohmann::json::object();
+      for (const auto& [k, v] : h.workload) workload[k] = v;
+      for (const auto& [k, v] : h.options) options[k] = v;
+      hints.push_back({{"note", h.note}, {"workload", workload}, {"options", options}});
+    }
+    document["hints"] = hints;
+  }
   return document;
 }
 

@@ -82,13 +82,19 @@ std::string Table::RenderText() const {
 }
 
 std::string Table::RenderCsv() const {
+  // Appended piece by piece: `"," + std::string` made GCC 12 warn (-Wrestrict, a false positive
+  // of its string inlining, GCC bug 105329) and built a temporary for every cell.
   std::string out;
   for (size_t i = 0; i < columns_.size(); ++i) {
-    out += (i ? "," : "") + CsvEscape(columns_[i].key);
+    if (i > 0) out += ',';
+    out += CsvEscape(columns_[i].key);
   }
   out += "\n";
   for (const auto& row : rows_) {
-    for (size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + CsvEscape(row[i]);
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvEscape(row[i]);
+    }
     out += "\n";
   }
   return out;
@@ -96,13 +102,21 @@ std::string Table::RenderCsv() const {
 
 std::string Table::RenderMarkdown() const {
   std::string out = "|";
-  for (const Column& c : columns_) out += " " + MarkdownEscape(c.title) + " |";
+  for (const Column& c : columns_) {
+    out += ' ';
+    out += MarkdownEscape(c.title);
+    out += " |";
+  }
   out += "\n|";
   for (const Column& c : columns_) out += c.right_align ? "---:|" : "---|";
   out += "\n";
   for (const auto& row : rows_) {
     out += "|";
-    for (const std::string& cell : row) out += " " + MarkdownEscape(cell) + " |";
+    for (const std::string& cell : row) {
+      out += ' ';
+      out += MarkdownEscape(cell);
+      out += " |";
+    }
     out += "\n";
   }
   return out;

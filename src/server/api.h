@@ -21,9 +21,17 @@ using QueryParams = std::multimap<std::string, std::string>;
 
 ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body);
 ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body);
+// A chosen machine as `cloudfit export` writes it: an offer of the recommendation for a
+// workload ({"format", "workload", "options", "rank"}) or a named instance ({"format",
+// "instance", "region", "pricing", "nodes", "replicas", "serving"}); answers
+// {"schema": "cloudfit.export/v1", "format", "filename", "text"}.
+ApiResponse ApiExport(const Catalog& catalog, const std::string& body);
 ApiResponse ApiGpus(const Catalog& catalog);
 ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params);
 ApiResponse ApiModels(const Catalog& catalog);
+// The workload fields a request accepts, from the parser's own table: name, help and what the
+// parser accepts ("one of train, lora, ..."), so the web page builds its form from them.
+ApiResponse ApiWorkloadFields();
 ApiResponse ApiCatalog(const Catalog& catalog);
 ApiResponse ApiError(int status, const std::string& message);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -117,7 +118,7 @@ Status ParseCsv(std::string_view text, std::string_view path, const CsvOptions& 
     std::string trimmed(Trim(name));
     if (out->column_index.count(trimmed)) {
       return Status::Corruption(
-          fmt::format("{}:{}: duplicate column '{}'", path, records[first].line, trimmed));
+          fmt::format("{}:{}: duplicate column '{}'", path, records[first].line, Shown(trimmed)));
     }
     out->column_index[trimmed] = static_cast<int>(out->header.size());
     out->header.push_back(trimmed);
@@ -170,11 +171,11 @@ std::optional<double> CsvRowReader::OptionalNumber(std::string_view column, doub
   if (text.empty()) return std::nullopt;
   double value = 0;
   if (!ParseDouble(text, &value)) {
-    Fail(column, fmt::format("'{}' is not a number", text));
+    Fail(column, fmt::format("'{}' is not a number", Shown(text)));
     return std::nullopt;
   }
   if (value < min || value > max) {
-    Fail(column, fmt::format("{} is out of range [{}, {}]", text, min, max));
+    Fail(column, fmt::format("{} is out of range [{}, {}]", Shown(text), min, max));
     return std::nullopt;
   }
   return value;
@@ -193,7 +194,7 @@ bool CsvRowReader::YesNo(std::string_view column, bool default_value) {
   if (value.empty()) return default_value;
   if (value == "yes" || value == "true" || value == "1") return true;
   if (value == "no" || value == "false" || value == "0") return false;
-  Fail(column, fmt::format("'{}' is not yes or no", value));
+  Fail(column, fmt::format("'{}' is not yes or no", Shown(value)));
   return default_value;
 }
 

@@ -10,10 +10,18 @@
 #include <fmt/format.h>
 
 #include "util/file.h"
+#include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
 namespace {
+
+// The largest size, count or width a config.json may state: 2^24 = 16,777,216. Real configs stay
+// far below (vocabularies of 256k, widths of 53,248, 10M positions for Llama 4 Scout), and the
+// estimator multiplies these numbers together, so a bound this far inside int keeps every
+// product of two of them finite and every one of them exact.
+constexpr int kMaxConfigInteger = 1 << 24;
 
 // Reads fields of a config.json and keeps the first error, so that the builders below can read
 // every field top to bottom and check once. A failed read returns a harmless value (0, the
@@ -96,8 +104,9 @@ class ConfigReader {
     // Python writes integers without a fraction, but 4096.0 means the same and is accepted.
     double d = v->is_number() ? v->get<double>() : 0;
     if (!v->is_number() || v->is_boolean() || !std::isfinite(d) || d != std::floor(d) || d < 1 ||
-        d > INT_MAX) {
-      Fail(fmt::format("config.json: field '{}' must be a positive integer (got {})", key,
+        d > kMaxConfigInteger) {
+      Fail(fmt::format("config.json: field '{}' must be a positive integer{} (got {})", key,
+                       d > kMaxConfigInteger ? fmt::format(" up to {}", kMaxConfigInteger) : "",
                        Show(*v)));
       return fallback.value_or(0);
     }
@@ -410,21 +419,20 @@ Status ModelFromHfConfig(const nlohmann::json& config, const std::string& name, 
 
 Status LoadHfConfigFile(const std::string& path, Model* out) {
   std::string text;
-  Status s = ReadFile(path, &text);
+  Status s = ReadFile(path, &text, kMaxDocumentBytes);
   if (!s.ok()) return s;
   nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    // e.what() names the byte where parsing stopped.
-    return Status::Corruption(path + ": not valid JSON: " + e.what());
-  }
+  // The message names the byte where parsing stopped.
+  s = ParseJson(path, text, kMaxDocumentBytes, &config, "not valid JSON");
+  if (!s.ok()) return Status::Corruption(s.message());
 
   namespace fs = std::filesystem;
   std::string name;
   if (config.is_object()) {
     auto it = config.find("_name_or_path");
-    if (it != config.end() && it->is_string()) name = it->get<std::string>();
+    if (it != config.end() && it->is_string() && CheckName("", it->get<std::string>()).ok()) {
+      name = it->get<std::string>();
+    }
   }
   if (name.empty()) {
     // lexically_normal() turns "./config.json" into "config.json" so it has no bogus parent.

@@ -9,6 +9,7 @@
 #include "cloudfit/measured_calibration.h"
 #include "cloudfit/skypilot_task.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -28,6 +29,20 @@ std::vector<std::string> StringList(const json& v) {
     out = SplitList(Text(v), ',');
   }
   return out;
+}
+
+// A list of names (providers, regions, GPUs, instances): bounded in count, each a bounded name.
+constexpr size_t kMaxListItems = 1000;
+Status CheckNameList(const std::string& field, const std::vector<std::string>& names) {
+  if (names.size() > kMaxListItems) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {} names; at most {}", field, names.size(), kMaxListItems));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    Status s = CheckName(fmt::format("{}[{}]", field, i), names[i]);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 Status Invalid(const std::string& field, const std::string& message) {
@@ -60,9 +75,11 @@ using OptionSetter = std::function<Status(const std::string& field, const json& 
                                           RecommendOptions* o)>;
 
 OptionSetter List(std::vector<std::string> RecommendOptions::*member) {
-  return [member](const std::string&, const json& v, RecommendOptions* o) {
-    o->*member = StringList(v);
-    return Status::OK();
+  return [member](const std::string& field, const json& v, RecommendOptions* o) {
+    std::vector<std::string> names = StringList(v);
+    Status s = CheckNameList(field, names);
+    if (s.ok()) o->*member = std::move(names);
+    return s;
   };
 }
 
@@ -166,7 +183,7 @@ Status SetOption(const std::string& path, const std::string& key, const json& va
                  RecommendOptions* o, std::set<std::string>* given) {
   auto it = Options().find(key);
   if (it == Options().end()) {
-    return Invalid(path + key, "unknown option; known: " + Join(RecommendOptionNames(), ", "));
+    return Invalid(path + Shown(key), "unknown option; known: " + Join(RecommendOptionNames(), ", "));
   }
   if (value.is_object() || (value.is_array() && key != "providers" && key != "regions" &&
                             key != "gpus" && key != "exclude_gpus" && key != "instances" &&
@@ -196,8 +213,19 @@ Status DecodeWorkload(const Catalog& catalog, const json& fields, const std::str
                    "expected an object of workload fields");
   }
   for (const auto& [key, value] : fields.items()) {
+    if (key == "model_config") {
+      // The API reads no files: a config comes inline, as the JSON object config.json holds.
+      if (!value.is_object()) {
+        return Invalid(path + key,
+                       "expected the config.json object itself (the API reads no files; send "
+                       "its contents, at most 4 MiB)");
+      }
+      Status s = SetWorkloadField(w, key, DumpJson(value));
+      if (!s.ok()) return Status::InvalidArgument(path + s.message());
+      continue;
+    }
     if (value.is_object() || value.is_array() || value.is_null()) {
-      return Invalid(path + key, "expected a single value");
+      return Invalid(path + Shown(key), "expected a single value");
     }
     Status s = SetWorkloadField(w, key, Text(value));
     if (!s.ok()) return Status::InvalidArgument(path + s.message());
@@ -211,7 +239,7 @@ Status DecodeCalibration(const Catalog& catalog, const json& c, Workload* w) {
   if (!c.is_object()) return Invalid("calibration", "expected an object");
   for (const auto& [key, value] : c.items()) {
     if (key != "measured" && key != "probe") {
-      return Invalid("calibration." + key, "unknown field; known: measured, probe");
+      return Invalid("calibration." + Shown(key), "unknown field; known: measured, probe");
     }
   }
   if (c.contains("probe")) {
@@ -221,6 +249,12 @@ Status DecodeCalibration(const Catalog& catalog, const json& c, Workload* w) {
   if (c.contains("measured")) {
     const json& list = c["measured"];
     if (!list.is_array()) return Invalid("calibration.measured", "expected an array of strings");
+    // Each measurement costs a search of some forty estimates: a handful is what anyone has.
+    constexpr size_t kMaxMeasurements = 16;
+    if (list.size() > kMaxMeasurements) {
+      return Invalid("calibration.measured",
+                     fmt::format("{} measurements; at most {}", list.size(), kMaxMeasurements));
+    }
     for (size_t i = 0; i < list.size(); ++i) {
       std::string field = fmt::format("calibration.measured[{}]", i);
       if (!list[i].is_string()) return Invalid(field, "expected a string");

@@ -334,7 +334,7 @@ Status ParseSkyPilotTask(std::string_view yaml_text, std::string_view origin, Ta
 
 Status LoadSkyPilotTask(const std::string& path, TaskResources* out) {
   std::string text;
-  Status s = ReadFile(path, &text);
+  Status s = ReadFile(path, &text, kMaxDocumentBytes);  // a task file, not a data table
   if (!s.ok()) return s;
   return ParseSkyPilotTask(text, path, out);
 }

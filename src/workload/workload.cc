@@ -8,7 +8,9 @@
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hf_config.h"
+#include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 #include "workload/workload_defaults.h"
 
 namespace cloudfit {
@@ -25,19 +27,17 @@ struct FieldSpec {
 
 Status Bad(const std::string& field, const std::string& value, const std::string& allowed) {
   return Status::InvalidArgument(
-      fmt::format("{}: '{}' is not allowed; {}", field, value, allowed));
+      fmt::format("{}: '{}' is not allowed; {}", field, Shown(value), allowed));
 }
 
-// A number in [min, max].
+// A number in [min, max]; NaN and infinities are refused by name (util/validate.h).
 Setter Number(const char* field, double Workload::*member, double min, double max,
               const char* unit) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number of {} in [{}, {}]", unit, min, max));
-    }
-    w->*member = v;
-    return Status::OK();
+    Status s = ParseNumber(field, value, min, max, unit, &v);
+    if (s.ok()) w->*member = v;
+    return s;
   };
 }
 
@@ -45,23 +45,20 @@ Setter OptionalNumber(const char* field, std::optional<double> Workload::*member
                       double max, const char* unit, double scale = 1) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number of {} in [{}, {}]", unit, min, max));
-    }
-    w->*member = v * scale;
-    return Status::OK();
+    Status s = ParseNumber(field, value, min, max, unit, &v);
+    if (s.ok()) w->*member = v * scale;
+    return s;
   };
 }
 
+// A whole number in [min, max], range-checked before it is narrowed to int.
 Setter Integer(const char* field, int Workload::*member, long long min, long long max,
                const char* what) {
   return [=](Workload* w, const std::string& value) {
     long long v = 0;
-    if (!ParseInt(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a whole number of {} in [{}, {}]", what, min, max));
-    }
-    w->*member = static_cast<int>(v);
-    return Status::OK();
+    Status s = ParseWholeNumber(field, value, min, max, what, &v);
+    if (s.ok()) w->*member = static_cast<int>(v);
+    return s;
   };
 }
 
@@ -73,7 +70,7 @@ Setter AutoInteger(const char* field, int Workload::*member) {
       return Status::OK();
     }
     long long v = 0;
-    if (!ParseInt(value, &v) || v < 1 || v > 4096) {
+    if (!ParseWholeNumber(field, value, 1, 4096, "", &v).ok()) {
       return Bad(field, value, "'auto' or a whole number in [1, 4096]");
     }
     w->*member = static_cast<int>(v);
@@ -87,6 +84,13 @@ bool ParseBool(const std::string& value, bool* out) {
   else if (v == "false" || v == "no" || v == "off" || v == "0") *out = false;
   else return false;
   return true;
+}
+
+Setter Bool(const char* field, bool Workload::*member) {
+  return [=](Workload* w, const std::string& value) {
+    if (!ParseBool(value, &(w->*member))) return Bad(field, value, "true or false");
+    return Status::OK();
+  };
 }
 
 template <typename Enum>
@@ -106,14 +110,21 @@ Setter Choice(const char* field, Enum Workload::*member,
   };
 }
 
-Setter Architecture(const char* field, double min, double max) {
+// An architecture number over the model; `whole` for counts and widths, which become ints.
+Setter Architecture(const char* field, double min, double max, bool whole = true) {
   return [=](Workload* w, const std::string& value) {
     double v = 0;
-    if (!ParseDouble(value, &v) || v < min || v > max) {
-      return Bad(field, value, fmt::format("a number in [{}, {}]", min, max));
+    Status s;
+    if (whole) {
+      long long n = 0;
+      s = ParseWholeNumber(field, value, static_cast<long long>(min), static_cast<long long>(max),
+                           "", &n);
+      v = static_cast<double>(n);
+    } else {
+      s = ParseNumber(field, value, min, max, "", &v);
     }
-    w->architecture_overrides[field] = v;
-    return Status::OK();
+    if (s.ok()) w->architecture_overrides[field] = v;
+    return s;
   };
 }
 
@@ -138,15 +149,31 @@ const std::vector<FieldSpec>& Specs() {
       {"model", "a model of the zoo (cloudfit models), by name or alias",
        [](Workload* w, const std::string& v) {
          if (Trim(v).empty()) return Bad("model", v, "a model name (see 'cloudfit models')");
-         w->model_name = v;
-         return Status::OK();
+         Status s = CheckName("model", v);
+         if (s.ok()) w->model_name = v;
+         return s;
        }},
-      {"model_config", "path to a Hugging Face config.json",
+      {"model_config",
+       "a Hugging Face config.json: a path (command line), or the JSON object itself (inline)",
        [](Workload* w, const std::string& v) {
+         // An object is the config itself; anything else names a file, which only the command
+         // line reads (the HTTP API refuses paths before they get here).
+         if (StartsWith(Trim(v), "{")) {
+           nlohmann::json config;
+           Status s = ParseJson("model_config", v, kMaxDocumentBytes, &config);
+           if (!s.ok()) return s;
+           w->model_config.clear();
+           w->model_config_json = DumpJson(config);
+           return Status::OK();
+         }
+         Status s = CheckText("model_config", v);
+         if (s.ok() && Trim(v).empty()) s = Bad("model_config", v, "a path to a config.json");
+         if (!s.ok()) return s;
          w->model_config = v;
+         w->model_config_json.clear();
          return Status::OK();
        }},
-      {"params_b", "parameters, billions (explicit architecture)", Architecture("params_b", 1e-6, 1e5)},
+      {"params_b", "parameters, billions (explicit architecture)", Architecture("params_b", 1e-6, 1e5, false)},
       {"layers", "transformer layers", Architecture("layers", 1, 10000)},
       {"hidden", "hidden size", Architecture("hidden", 1, 1e6)},
       {"heads", "attention heads", Architecture("heads", 1, 10000)},
@@ -156,7 +183,7 @@ const std::vector<FieldSpec>& Specs() {
       {"experts", "mixture-of-experts experts per layer", Architecture("experts", 1, 10000)},
       {"experts_per_token", "experts active per token", Architecture("experts_per_token", 1, 10000)},
       {"gflops_per_sample", "forward GFLOPs per sample (CNNs, diffusion)",
-       Architecture("gflops_per_sample", 1e-9, 1e9)},
+       Architecture("gflops_per_sample", 1e-9, 1e9, false)},
       {"precision", "fp32, tf32, fp16, bf16 (mixed precision when training), fp8, int8, int4",
        Choice<NumericFormat>("precision", &Workload::precision,
                              {{"fp32", NumericFormat::kFp32},
@@ -225,6 +252,34 @@ const std::vector<FieldSpec>& Specs() {
                             {"attention", LoraTargets::kAttention},
                             {"mlp", LoraTargets::kMlp},
                             {"all", LoraTargets::kAllLinear}})},
+      {"optimizer_in_backward",
+       "true: apply each gradient during backward and free it (torchtune optimizer_in_bwd)",
+       Bool("optimizer_in_backward", &Workload::optimizer_in_backward)},
+      {"paged_optimizer", "true: bitsandbytes paged optimizer states, spilled to host memory "
+                          "when the GPU runs short",
+       Bool("paged_optimizer", &Workload::paged_optimizer)},
+      {"cross_entropy", "standard (all logits plus an fp32 copy), chunked (fp32 a chunk at a "
+                        "time, torchtune), fused (projection fused with the loss, Liger)",
+       Choice<CrossEntropy>("cross_entropy", &Workload::cross_entropy,
+                            {{"standard", CrossEntropy::kStandard},
+                             {"chunked", CrossEntropy::kChunked},
+                             {"fused", CrossEntropy::kFused}})},
+      {"loss_chunks", "chunks of the chunked cross-entropy",
+       Integer("loss_chunks", &Workload::loss_chunks, 1, 4096, "chunks")},
+      {"activation_offload", "true: saved activations live in host memory (torchtune)",
+       Bool("activation_offload", &Workload::activation_offload)},
+      {"optimizer_offload", "true: optimizer state and master weights on the CPU (ZeRO-Offload, "
+                            "FSDP CPU offload)",
+       Bool("optimizer_offload", &Workload::optimizer_offload)},
+      {"software", "pytorch, llama.cpp, vllm, tensorrt-llm (whose kernel efficiencies apply)",
+       [](Workload* w, const std::string& v) {
+         std::string k = ToLower(v);
+         if (k != "pytorch" && k != "llama.cpp" && k != "vllm" && k != "tensorrt-llm") {
+           return Bad("software", v, "one of pytorch, llama.cpp, vllm, tensorrt-llm");
+         }
+         w->software = k;
+         return Status::OK();
+       }},
       {"request_rate", "requests per second",
        Number("request_rate", &Workload::request_rate, 1e-6, 1e7, "requests/s")},
       {"prompt_tokens", "prompt tokens per request",
@@ -287,8 +342,9 @@ const std::vector<FieldSpec>& Specs() {
        OptionalNumber("seconds_per_frame", &Workload::seconds_per_frame, 1e-4, 1e7, "s")},
       {"reference_gpu", "GPU the seconds_per_frame was measured on",
        [](Workload* w, const std::string& v) {
-         w->reference_gpu = v;
-         return Status::OK();
+         Status s = CheckName("reference_gpu", v);
+         if (s.ok()) w->reference_gpu = v;
+         return s;
        }},
       {"benchmark_score", "reference Blender Open Data score, samples/min",
        OptionalNumber("benchmark_score", &Workload::benchmark_score, 1e-3, 1e8, "samples/min")},
@@ -424,31 +480,52 @@ Status SetWorkloadField(Workload* w, const std::string& name, const std::string&
   }
   std::vector<std::string> names;
   for (const FieldSpec& s : Specs()) names.push_back(s.name);
+  // Suggestions only for a name of a plausible length: edit distances cost its length squared.
+  std::string suggestions =
+      name.size() <= 64 ? DidYouMean(ClosestNames(name, names)) : std::string();
   return Status::InvalidArgument(
-      fmt::format("unknown workload field '{}'{}", name, DidYouMean(ClosestNames(name, names))));
+      fmt::format("unknown workload field '{}'{}", Shown(name), suggestions));
+}
+
+Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
+                             std::vector<std::pair<std::string, std::string>>* fields) {
+  if (text.size() > kMaxDocumentBytes) {
+    return Status::InvalidArgument(fmt::format("{}: {} bytes; a workload file is at most {}",
+                                               origin, text.size(), kMaxDocumentBytes));
+  }
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap()) {
+      return Status::InvalidArgument(origin + ": expected a mapping of workload fields to values");
+    }
+    for (const auto& item : root) {
+      if (!item.first.IsScalar()) {
+        return Status::InvalidArgument(fmt::format("{}:{}: a field name must be a single word",
+                                                   origin, item.first.Mark().line + 1));
+      }
+      std::string key = item.first.as<std::string>();
+      if (!item.second.IsScalar()) {
+        return Status::InvalidArgument(fmt::format("{}:{}: field '{}': expected a single value",
+                                                   origin, item.second.Mark().line + 1,
+                                                   Shown(key)));
+      }
+      fields->emplace_back(key, item.second.as<std::string>());
+    }
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}: {}", origin, e.mark.line + 1, e.msg));
+  } catch (const std::exception& e) {
+    // yaml-cpp's own depth guard and conversions throw other types too.
+    return Status::InvalidArgument(fmt::format("{}: {}", origin, e.what()));
+  }
+  return Status::OK();
 }
 
 Status LoadWorkloadFile(const std::string& path,
                         std::vector<std::pair<std::string, std::string>>* fields) {
-  try {
-    YAML::Node root = YAML::LoadFile(path);
-    if (!root.IsMap()) {
-      return Status::InvalidArgument(path + ": expected a mapping of workload fields to values");
-    }
-    for (const auto& item : root) {
-      std::string key = item.first.as<std::string>();
-      if (!item.second.IsScalar()) {
-        return Status::InvalidArgument(fmt::format("{}:{}: field '{}': expected a single value",
-                                                   path, item.second.Mark().line + 1, key));
-      }
-      fields->emplace_back(key, item.second.as<std::string>());
-    }
-  } catch (const YAML::BadFile&) {
-    return Status::IOError(path + ": cannot open for reading");
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
-  }
-  return Status::OK();
+  std::string text;
+  Status s = ReadFile(path, &text, kMaxDocumentBytes);
+  if (!s.ok()) return s;
+  return ParseWorkloadDocument(text, path, fields);
 }
 
 bool Workload::is_llm_like() const {
@@ -462,7 +539,19 @@ bool Workload::is_llm_like() const {
 
 Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   bool explicit_architecture = w->architecture_overrides.count("params_b") > 0;
-  if (!w->model_config.empty()) {
+  if (!w->model_config_json.empty()) {
+    nlohmann::json config;
+    Status s = ParseJson("model_config", w->model_config_json, kMaxDocumentBytes, &config);
+    std::string name = "config.json";
+    if (s.ok() && config.is_object()) {
+      auto it = config.find("_name_or_path");
+      if (it != config.end() && it->is_string() && CheckName("", it->get<std::string>()).ok()) {
+        name = it->get<std::string>();
+      }
+    }
+    if (s.ok()) s = ModelFromHfConfig(config, name, &w->model);
+    if (!s.ok()) return Status::InvalidArgument("model_config: " + s.message());
+  } else if (!w->model_config.empty()) {
     Status s = LoadHfConfigFile(w->model_config, &w->model);
     if (!s.ok()) return Status::InvalidArgument("model_config: " + s.message());
   } else if (!w->model_name.empty()) {

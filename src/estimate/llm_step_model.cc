@@ -1,0 +1,157 @@
+#include "estimate/llm_step_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "estimate/transformer_math.h"
+#include "estimate/transformer_ops.h"
+
+namespace cloudfit {
+
+namespace {
+
+}  // namespace
+
+std::string InferenceSoftware(const Workload& w) {
+  if (!w.software.empty()) return w.software;
+  const std::string& engine = w.engine_profile.name.empty() ? w.engine : w.engine_profile.name;
+  if (engine == "llama.cpp" || engine == "vllm" || engine == "tensorrt-llm") return engine;
+  return "pytorch";  // Hugging Face generate and other eager engines
+}
+
+LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hardware& hw,
+                           const EngineStepInputs& engine)
+    : w_(w), hw_(hw), m_(w.model), engine_(engine) {
+  const EfficiencyTable& eff = catalog.efficiency();
+  std::string device_name = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
+  device_ = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(device_name));
+  std::string software = hw.has_gpu() ? InferenceSoftware(w) : "cpu";
+  // llama.cpp multiplies FP16 matrices through cuBLAS with FP16 accumulation, which GeForce
+  // boards run at twice their FP32-accumulate rate.
+  if (software == "llama.cpp" && device_.fp16_acc16_flops > 0) {
+    device_.matrix_flops = device_.fp16_acc16_flops;
+  }
+  stack_ = LoadStackProfile(eff, software, device_);
+  // An engine profile that states its kernels' efficiencies against the datasheet replaces the
+  // stack's: they become fractions of what this device achieves. The ratio is taken on the
+  // device before any measured calibration, so that a calibration still scales the result.
+  DeviceModel plain = BuildDeviceModel(eff, hw, w.precision, RateScale{});
+  if (software == "llama.cpp" && plain.fp16_acc16_flops > 0) {
+    plain.matrix_flops = plain.fp16_acc16_flops;
+  }
+  if (engine.decode_bandwidth_efficiency && plain.bandwidth > 0) {
+    stack_.stream_fraction =
+        *engine.decode_bandwidth_efficiency * plain.datasheet_bandwidth / plain.bandwidth;
+    stack_.sm_bytes_per_s = 0;
+  }
+  if (engine.prefill_compute_efficiency && plain.matrix_flops > 0) {
+    double fraction = *engine.prefill_compute_efficiency * plain.peak_matrix_flops /
+                      plain.matrix_flops;
+    stack_.gemm_fraction = fraction;
+    stack_.attention_fraction = std::min(stack_.attention_fraction, fraction);
+  }
+  comm_ = BuildCommunicationModel(eff, hw);
+  devices_ = hw.has_gpu() ? hw.total_gpus() : 1;
+  double bits = w.weight_bits > 0 ? w.weight_bits : BytesPerWeight(w.precision) * 8;
+  device_.weight_bytes = bits / 8;
+  weight_bytes_ = m_.params * bits / 8;
+  kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
+  layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
+  notes_ = device_.notes;
+}
+
+bool LlmStepModel::language_model() const {
+  return m_.family == "decoder" || m_.family == "moe" || m_.family == "encoder-decoder" ||
+         (m_.family == "speech" && m_.layers > 0);
+}
+
+double LlmStepModel::TensorParallelSeconds(double tokens) const {
+  if (devices_ <= 1 || w_.layer_split || !hw_.has_gpu()) return 0;
+  // Two all-reduces of the hidden state per layer (after attention and after the MLP).
+  return 2.0 * m_.layers * AllReduceSeconds(comm_, tokens * m_.hidden * 2, devices_);
+}
+
+PassTime LlmStepModel::DecodeStep(double batch, double context) const {
+  TransformerOpsOptions o;
+  o.seq_len = 1;
+  o.key_len = std::max(1.0, context);
+  o.tensor_parallel = w_.layer_split ? 1 : devices_;
+  // Decode attention kernels (paged attention, flash decoding) read the cache once.
+  o.flash_attention = true;
+  o.causal = false;
+  o.head = TransformerHead::kLogits;
+  o.embeddings = true;
+  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
+  return t;
+}
+
+double LlmStepModel::DecodeStepSeconds(double batch, double context) const {
+  return engine_.step_overhead_s + DecodeKernelSeconds(batch, context);
+}
+
+double LlmStepModel::PrefillSeconds(double batch, double tokens) const {
+  return engine_.step_overhead_s + PrefillKernelSeconds(batch, tokens);
+}
+
+double LlmStepModel::DecodeKernelSeconds(double batch, double context) const {
+  PassTime t = DecodeStep(batch, context);
+  if (w_.layer_split && devices_ > 1) {
+    // Each GPU streams its layers in turn: one GPU's time for all of them, plus a hand-off at
+    // every boundary.
+    return t.seconds() + (devices_ - 1) * layer_hop_s_;
+  }
+  return t.seconds() + TensorParallelSeconds(batch);
+}
+
+double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
+  TransformerOpsOptions o;
+  o.seq_len = tokens;
+  o.key_len = tokens;
+  o.tensor_parallel = w_.layer_split ? 1 : devices_;
+  o.flash_attention = w_.flash_attention;
+  o.causal = true;
+  o.head = TransformerHead::kLogits;
+  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
+  if (w_.layer_split && devices_ > 1) {
+    // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
+    // default n_ubatch is 512 tokens), so the stages overlap once there are several: a
+    // pipeline of k chunks over n stages takes (k + n - 1) / (k * n) of the serial time.
+    // The pipeline fills within one logical batch (n_batch, 2048 tokens).
+    double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
+    double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
+    double serial = t.seconds();
+    return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
+           total_chunks * (devices_ - 1) * layer_hop_s_;
+  }
+  return t.seconds() + TensorParallelSeconds(batch * tokens);
+}
+
+MemoryBreakdown LlmStepModel::Memory(double batch, double context) const {
+  MemoryBreakdown mem;
+  mem.capacity_bytes = device_.memory_bytes;
+  mem.weights_bytes = WeightsPerDevice();
+  mem.kv_cache_bytes = batch * context * kv_per_token_ / shards();
+  // Working set of one layer during prefill (chunked at 2,048 tokens) and the last-token
+  // logits in fp32.
+  double chunk = std::min<double>(context, 2048);
+  ActivationOptions o;
+  o.flash_attention = true;
+  o.dropout = false;
+  mem.activations_bytes = LayerActivationBytes(m_, chunk, 1, o) +
+                          batch * static_cast<double>(m_.vocab) * 4;
+  if (devices_ > 1) mem.comm_buffers_bytes = kNcclBufferBytes;
+  if (hw_.has_gpu()) mem.runtime_bytes = kCudaRuntimeBytes;
+  return mem;
+}
+
+double LlmStepModel::KvCapacityTokens() const {
+  MemoryBreakdown fixed = Memory(1, 0);
+  double budget = engine_.memory_share_of_free
+                      ? (device_.memory_bytes - fixed.total_bytes()) * engine_.memory_share
+                      : device_.memory_bytes * engine_.memory_share - fixed.total_bytes();
+  return std::max(0.0, budget) / (kv_per_token_ / shards());
+}
+
+}  // namespace cloudfit

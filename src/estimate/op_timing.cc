@@ -1,0 +1,291 @@
+#include "estimate/op_timing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cloudfit {
+
+namespace {
+
+// FlashAttention's backward pass recomputes the scores and runs five matrix products against the
+// forward pass's two: 2.5 times the forward FLOPs (Dao 2023, FlashAttention-2, section 3.1).
+constexpr double kFusedAttentionBackwardFlops = 2.5;
+// Below this much reduction depth a split-K kernel does not pay for its extra partial sums
+// (CUTLASS's split-K examples split K into slices of a few hundred).
+constexpr double kMinSplitKSlice = 256;
+
+std::string UnitClass(const DeviceModel& device) {
+  if (!device.gpu) return "cpu";
+  return device.math_unit.rfind("tensor", 0) == 0 ? "tensor" : "simt";
+}
+
+// The share of the device's SMs a GEMM keeps busy: its output tiles (times any split of K that
+// cuBLAS would choose for a short, deep product) spread over the SMs in waves, the last of which
+// may be partly empty.
+double WaveFill(double m, double n, double k, double count, const DeviceModel& device) {
+  if (!device.gpu || device.sm_count <= 0) return 1;
+  TileShape tile = MatrixTile(device);
+  double sms = device.sm_count;
+  double tiles = std::ceil(m / tile.rows) * std::ceil(n / tile.cols) * count;
+  if (tiles < sms) {
+    double split = std::floor(sms / tiles);
+    split = std::clamp(split, 1.0, std::max(1.0, std::floor(k / kMinSplitKSlice)));
+    tiles *= split;
+  }
+  double waves = std::ceil(tiles / sms);
+  return tiles / (waves * sms);
+}
+
+struct Kernel {
+  double compute_s = 0;
+  double memory_s = 0;
+  double flops = 0;
+  double bytes = 0;
+};
+
+void AddKernels(const Kernel& k, double kernels, const StackProfile& stack, GroupTime* g,
+                PassTime* pass) {
+  double busy = std::max(k.compute_s, k.memory_s) * kernels;
+  if (k.compute_s >= k.memory_s) g->compute_s += busy;
+  else g->memory_s += busy;
+  g->overhead_s += stack.kernel_gap_s * kernels;
+  g->flops += k.flops * kernels;
+  g->bytes += k.bytes * kernels;
+  g->kernels += kernels;
+  pass->device_s += busy + stack.kernel_gap_s * kernels;
+  pass->host_s += stack.dispatch_s * kernels;
+  pass->kernels += kernels;
+}
+
+// `weights`: the k x n operand is a weight matrix (read at the weights' format) rather than
+// activations.
+Kernel Matmul(double m, double n, double k, double count, double fraction, bool weights,
+              const DeviceModel& device, const StackProfile& stack) {
+  double b_bytes = weights ? device.weight_bytes : device.activation_bytes;
+  MatmulTime t = TimeMatmul(m, n, k, count, fraction, device.matrix_flops, device.activation_bytes,
+                            b_bytes, device, stack);
+  return {t.compute_s, t.memory_s, 2 * m * n * k * count,
+          ((m * k + m * n) * device.activation_bytes + k * n * b_bytes) * count};
+}
+
+Kernel Stream(double elements, double element_bytes, double fraction, const DeviceModel& device,
+              const StackProfile& stack) {
+  Kernel k;
+  k.bytes = elements * element_bytes;
+  k.memory_s = k.bytes / StackBandwidth(device, stack, fraction);
+  return k;
+}
+
+// Elements a memory-bound kind's backward kernel reads and writes, from its forward counts:
+// normalisation and softmax read their input (or output) and the incoming gradient and write
+// the input's gradient; activations likewise; pooling and resizing swap directions; embedding
+// gradients scatter-add into the table; the loss writes the gradient of its input.
+void BackwardElements(OpKind kind, double read, double written, double* bread, double* bwritten) {
+  switch (kind) {
+    case OpKind::kNorm:
+    case OpKind::kSoftmax:
+      *bread = read + written;
+      *bwritten = read;
+      return;
+    case OpKind::kActivation:
+      *bread = read + written;
+      *bwritten = read;
+      return;
+    case OpKind::kPooling:
+    case OpKind::kResize:
+      *bread = written;
+      *bwritten = read;
+      return;
+    case OpKind::kEmbedding:
+      *bread = written;
+      *bwritten = written;
+      return;
+    case OpKind::kLoss:
+      *bread = read;
+      *bwritten = read;
+      return;
+    case OpKind::kDepthwise:
+    case OpKind::kLstmCell:
+      *bread = 2 * read + written;
+      *bwritten = 2 * written;
+      return;
+    default:
+      *bread = read;
+      *bwritten = written;
+  }
+}
+
+}  // namespace
+
+StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
+                              const DeviceModel& device) {
+  StackProfile p;
+  p.name = stack;
+  std::string unit = UnitClass(device);
+  auto get = [&](const char* parameter, const std::string& group, double fallback) {
+    const EfficiencyFactor* row = nullptr;
+    double v = efficiency.Lookup(parameter, stack, group, fallback, &row);
+    if (row) p.rows.push_back(row);
+    return v;
+  };
+  p.gemm_fraction = get("gemm_fraction", unit, p.gemm_fraction);
+  p.conv_fraction = get("conv_fraction", unit, p.conv_fraction);
+  // 1-D (often dilated) convolutions run other cuDNN kernels than 2-D ones; without a row of
+  // their own they take the 2-D figure.
+  p.conv1d_fraction = get("conv_fraction", unit + "-1d", p.conv_fraction);
+  p.attention_fraction = get("attention_fraction", unit, p.attention_fraction);
+  p.stream_fraction = get("stream_fraction", "*", p.stream_fraction);
+  p.reduction_fraction = get("reduction_fraction", "*", p.reduction_fraction);
+  p.sm_bytes_per_s = get("sm_bandwidth_gbps", "gpu", 0) * 1e9;
+  p.gemm_k_half = get("gemm_k_half", device.gpu ? "gpu" : "cpu", 0);
+  p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
+  p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
+  return p;
+}
+
+double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction) {
+  double bw = device.bandwidth * fraction;
+  if (device.gpu && stack.sm_bytes_per_s > 0 && device.sm_count > 0) {
+    bw = std::min(bw, device.sm_count * stack.sm_bytes_per_s);
+  }
+  return bw;
+}
+
+void PassTime::Add(const PassTime& other) {
+  for (const auto& [name, g] : other.groups) {
+    GroupTime& mine = groups[name];
+    mine.compute_s += g.compute_s;
+    mine.memory_s += g.memory_s;
+    mine.overhead_s += g.overhead_s;
+    mine.flops += g.flops;
+    mine.bytes += g.bytes;
+    mine.kernels += g.kernels;
+  }
+  device_s += other.device_s;
+  host_s += other.host_s;
+  kernels += other.kernels;
+}
+
+MatmulTime TimeMatmul(double m, double n, double k, double count, double fraction,
+                      double rate_flops, double element_bytes, double b_element_bytes,
+                      const DeviceModel& device, const StackProfile& stack) {
+  MatmulTime t;
+  // An empty product (a head over an unknown vocabulary) moves and computes nothing.
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
+  double fill = WaveFill(m, n, k, count, device);
+  double depth = stack.gemm_k_half > 0 ? k / (k + stack.gemm_k_half) : 1;
+  t.compute_s = 2 * m * n * k * count / (rate_flops * fraction * fill * depth);
+  double bytes = ((m * k + m * n) * element_bytes + k * n * b_element_bytes) * count;
+  t.memory_s = bytes / StackBandwidth(device, stack, stack.stream_fraction);
+  return t;
+}
+
+PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
+                  const DeviceModel& device, const StackProfile& stack, double spatial_scale) {
+  PassTime out;
+  bool backward = pass == Pass::kBackward;
+  for (const Operator& op : ops) {
+    double scale = op.spatial ? spatial_scale : 1;
+    GroupTime& g = out.groups[std::string(OpGroupName(op.kind))];
+    double repeats = std::max(1.0, op.repeats);
+    switch (op.kind) {
+      case OpKind::kGemm:
+      case OpKind::kConv:
+      case OpKind::kGemmSequential: {
+        double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
+                          : op.spatial          ? stack.conv_fraction
+                                                : stack.conv1d_fraction;
+        double m = op.m * scale * batch;
+        // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
+        auto real_traffic = [&](Kernel k) {
+          if (op.read_elements <= 0) return k;
+          double weights = op.n * op.k * op.groups * device.weight_bytes;
+          k.bytes = (op.read_elements + op.written_elements) * scale * batch *
+                        device.activation_bytes + weights;
+          k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
+          return k;
+        };
+        if (!backward) {
+          AddKernels(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)),
+                     repeats, stack, &g, &out);
+          break;
+        }
+        // The gradient of the input, then the gradient of the weights (reduced over M).
+        AddKernels(real_traffic(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack)),
+                   repeats, stack, &g, &out);
+        if (op.trainable) {
+          AddKernels(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
+                     repeats, stack, &g, &out);
+        }
+        break;
+      }
+      case OpKind::kAttention: {
+        double count = op.groups * batch;
+        // Unfused attention computes the whole score matrix and masks it afterwards.
+        Kernel k = Matmul(op.m, op.n, op.k, count, stack.gemm_fraction, false, device, stack);
+        AddKernels(k, repeats * (backward ? 2 : 1), stack, &g, &out);
+        break;
+      }
+      case OpKind::kFusedAttention: {
+        Kernel k;
+        k.flops = op.flops() * batch * (backward ? kFusedAttentionBackwardFlops : 1) / repeats;
+        k.compute_s = k.flops / (device.matrix_flops * stack.attention_fraction);
+        // Reads queries, keys and values and writes the output (backward: and their gradients).
+        k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch *
+                  device.activation_bytes * (backward ? 2 : 1);
+        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
+        AddKernels(k, repeats, stack, &g, &out);
+        break;
+      }
+      case OpKind::kLoss: {
+        // Softmax cross-entropy: under mixed precision the logits are cast to FP32 (read 2,
+        // write 4 bytes), log-softmax reads them twice (maximum, then sum) and writes them, and
+        // the gather reads a few; backward writes the FP32 gradient from the saved output and
+        // casts it back to 16 bits. In FP32 the casts go away.
+        bool mixed = device.activation_bytes < 4;
+        double per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
+        double kernels = mixed ? 3 : 2;
+        Kernel k;
+        k.bytes = op.read_elements * scale * batch * per_element / kernels;
+        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.reduction_fraction);
+        AddKernels(k, repeats * kernels, stack, &g, &out);
+        break;
+      }
+      case OpKind::kNorm: {
+        // Batch and group normalisation over feature maps take two passes in training: the
+        // statistics, then the normalisation (cuDNN, PyTorch); backward reads the input and the
+        // gradient once for the parameter gradients and again for the input's. Normalisation
+        // over a hidden dimension (layer norm, RMS norm) fits in one pass per row.
+        double read = op.read_elements * scale * batch;
+        double written = op.written_elements * scale * batch;
+        bool two_pass = op.spatial && pass != Pass::kInference;
+        double bytes_read = backward ? (read + written) * (two_pass ? 2 : 1) : read * (two_pass ? 2 : 1);
+        double bytes_written = backward ? read : written;
+        Kernel k = Stream(bytes_read + bytes_written, device.activation_bytes,
+                          stack.reduction_fraction, device, stack);
+        AddKernels(k, repeats * (two_pass ? 2 : 1), stack, &g, &out);
+        break;
+      }
+      default: {
+        double read = op.read_elements * scale * batch;
+        double written = op.written_elements * scale * batch;
+        if (backward) {
+          double bread = 0, bwritten = 0;
+          BackwardElements(op.kind, read, written, &bread, &bwritten);
+          read = bread;
+          written = bwritten;
+        }
+        bool reduces = op.kind == OpKind::kSoftmax;
+        Kernel k = Stream(read + written, device.activation_bytes,
+                          reduces ? stack.reduction_fraction : stack.stream_fraction, device,
+                          stack);
+        if (op.kind == OpKind::kDepthwise) k.flops = op.flops() * scale * batch / repeats;
+        AddKernels(k, repeats, stack, &g, &out);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,231 @@
+#include "estimate/transformer_ops.h"
+
+#include <algorithm>
+
+#include "estimate/transformer_math.h"
+
+namespace cloudfit {
+
+namespace {
+
+// Builds one transformer layer's forward operators (self-attention, optional cross-attention,
+// MLP) into `ops`.
+class LayerBuilder {
+ public:
+  LayerBuilder(const Model& m, const TransformerOpsOptions& o, std::vector<Operator>* ops)
+      : m_(m), o_(o), ops_(ops) {
+    t_ = std::max(1, o.tensor_parallel);
+    h_ = m.hidden;
+    heads_ = m.heads;
+    kv_heads_ = std::max(1, m.kv_heads > 0 ? m.kv_heads : m.heads);
+    d_ = HeadDim(m);
+    f_ = m.ffn_hidden > 0 ? m.ffn_hidden : 4.0 * m.hidden;
+    s_ = o.seq_len;
+    keys_ = o.key_len > 0 ? o.key_len : o.seq_len;
+  }
+
+  void Gemm(const char* label, double m, double n, double k, double repeats, bool lora_target) {
+    Operator op;
+    op.label = label;
+    op.kind = OpKind::kGemm;
+    op.m = m;
+    op.n = n;
+    op.k = k;
+    op.repeats = repeats;
+    op.trainable = !o_.lora;
+    ops_->push_back(op);
+    if (o_.lora && lora_target) {
+      // x A (k -> r) then (x A) B (r -> n), added to the frozen output.
+      Operator down = op, up = op;
+      down.label = std::string(label) + " LoRA A";
+      down.n = o_.lora_rank;
+      down.trainable = true;
+      up.label = std::string(label) + " LoRA B";
+      up.k = o_.lora_rank;
+      up.trainable = true;
+      ops_->push_back(down);
+      ops_->push_back(up);
+      Stream(OpKind::kElementwise, (std::string(label) + " LoRA add").c_str(), 2 * m * n, m * n,
+             repeats);
+    }
+  }
+
+  void Stream(OpKind kind, const char* label, double read, double written, double repeats) {
+    Operator op;
+    op.label = label;
+    op.kind = kind;
+    op.read_elements = read;
+    op.written_elements = written;
+    op.repeats = repeats;
+    ops_->push_back(op);
+  }
+
+  // Grouped-query attention: each key/value head serves heads / kv_heads query heads, so the
+  // products are counted per key/value head with that many queries per token; FLOPs are those
+  // of every query head, and the keys and values are read once per key/value head.
+  void Attention(const char* label, double queries, double keys, bool causal, double layers) {
+    double heads = heads_ / t_;
+    double kv_groups = std::max(1.0, kv_heads_ / t_);
+    double per_group = heads / kv_groups;
+    if (o_.flash_attention) {
+      Operator op;
+      op.label = std::string(label) + " (fused)";
+      op.kind = OpKind::kFusedAttention;
+      op.m = queries * per_group;
+      op.n = keys;
+      op.k = d_;
+      op.groups = kv_groups;
+      op.repeats = layers;
+      op.causal = causal;
+      op.trainable = false;
+      ops_->push_back(op);
+      return;
+    }
+    // Scores, then scale and mask, softmax, dropout, then the weighted sum of the values.
+    Operator scores;
+    scores.label = std::string(label) + " scores";
+    scores.kind = OpKind::kAttention;
+    scores.m = queries * per_group;
+    scores.n = keys;
+    scores.k = d_;
+    scores.groups = kv_groups;
+    scores.repeats = layers;
+    scores.trainable = false;
+    ops_->push_back(scores);
+    double elements = heads * queries * keys;
+    if (m_.compute_class == "transformer-xl") {
+      // Relative positions: a second score product against the position projections, and
+      // the shift that aligns it (Dai et al. 2019, appendix B).
+      Operator position = scores;
+      position.label = std::string(label) + " position scores";
+      ops_->push_back(position);
+      Stream(OpKind::kElementwise, "relative shift", elements, elements, layers);
+      Stream(OpKind::kElementwise, "score sum", 2 * elements, elements, layers);
+    }
+    Stream(OpKind::kElementwise, "score scale and mask", elements, elements, layers);
+    Stream(OpKind::kSoftmax, "attention softmax", elements, elements, layers);
+    if (o_.dropout) Stream(OpKind::kElementwise, "attention dropout", elements, elements, layers);
+    Operator values = scores;
+    values.label = std::string(label) + " values";
+    values.n = d_;
+    values.k = keys;
+    ops_->push_back(values);
+  }
+
+  void SelfAttentionBlock(double layers, bool causal) {
+    double q_width = heads_ * d_ / t_;
+    double kv_width = kv_heads_ * d_ / t_;
+    Stream(OpKind::kNorm, "layer norm (attention)", s_ * h_, s_ * h_, layers);
+    Gemm("QKV projection", s_, q_width + 2 * kv_width, h_, layers, true);
+    Attention("self-attention", s_, keys_, causal, layers);
+    Gemm("attention output projection", s_, h_, q_width, layers, true);
+    Residual(layers);
+  }
+
+  void CrossAttentionBlock(double layers, double source_len) {
+    double q_width = heads_ * d_ / t_;
+    double kv_width = kv_heads_ * d_ / t_;
+    Stream(OpKind::kNorm, "layer norm (cross-attention)", s_ * h_, s_ * h_, layers);
+    Gemm("cross-attention query projection", s_, q_width, h_, layers, true);
+    Gemm("cross-attention key/value projection", source_len, 2 * kv_width, h_, layers, true);
+    Attention("cross-attention", s_, source_len, false, layers);
+    Gemm("cross-attention output projection", s_, h_, q_width, layers, true);
+    Residual(layers);
+  }
+
+  void MlpBlock(double layers) {
+    bool gated = HasGatedMlp(m_);
+    double experts = m_.experts > 0 ? std::max(1, m_.experts_per_token) : 1;
+    double width = f_ / t_ * experts;
+    Stream(OpKind::kNorm, "layer norm (MLP)", s_ * h_, s_ * h_, layers);
+    if (m_.experts > 0) {
+      // The router's scores and the gather/scatter of tokens to their experts.
+      Gemm("expert router", s_, m_.experts, h_, layers, false);
+      Stream(OpKind::kElementwise, "expert dispatch and combine", 2 * s_ * h_ * experts,
+             2 * s_ * h_ * experts, layers);
+    }
+    Gemm(gated ? "MLP gate and up projections" : "MLP up projection", s_,
+         (gated ? 2 : 1) * width, h_, layers, true);
+    Stream(OpKind::kActivation, gated ? "gated activation" : "activation",
+           (gated ? 2 : 1) * s_ * width, s_ * width, layers);
+    Gemm("MLP down projection", s_, h_, width, layers, true);
+    Residual(layers);
+  }
+
+  void Residual(double layers) {
+    if (o_.dropout) Stream(OpKind::kElementwise, "dropout", s_ * h_, s_ * h_, layers);
+    Stream(OpKind::kElementwise, "residual add", 2 * s_ * h_, s_ * h_, layers);
+  }
+
+ private:
+  const Model& m_;
+  const TransformerOpsOptions& o_;
+  std::vector<Operator>* ops_;
+  double t_ = 1, h_ = 0, heads_ = 0, kv_heads_ = 0, d_ = 0, f_ = 0, s_ = 0, keys_ = 0;
+};
+
+}  // namespace
+
+TransformerHead DefaultTrainingHead(const Model& m) {
+  return m.family == "encoder" || m.family == "vit" ? TransformerHead::kClassifier
+                                                    : TransformerHead::kLanguageModel;
+}
+
+std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsOptions& o) {
+  std::vector<Operator> ops;
+  LayerBuilder layer(m, o, &ops);
+  double s = o.seq_len;
+  double h = m.hidden;
+  double t = std::max(1, o.tensor_parallel);
+  double layers = o.layers > 0 ? o.layers : m.layers;
+  if (o.embeddings) {
+    layer.Stream(OpKind::kEmbedding, "token embedding", s * h, s * h, 1);
+    if (m.family == "encoder" || m.family == "vit" || m.family == "decoder") {
+      // Learned or sinusoidal positions added to the tokens (rotary models fold theirs into the
+      // attention and pay it there; counted the same).
+      layer.Stream(OpKind::kElementwise, "position embedding add", 2 * s * h, s * h, 1);
+    }
+  }
+  if (m.family == "encoder-decoder" || (m.family == "speech" && m.layers > 0)) {
+    // Encoder and decoder stacks of `layers` each; the source is taken as long as the target.
+    layer.SelfAttentionBlock(layers, false);
+    layer.MlpBlock(layers);
+    layer.SelfAttentionBlock(layers, true);
+    layer.CrossAttentionBlock(layers, s);
+    layer.MlpBlock(layers);
+  } else {
+    bool causal = o.causal && m.family != "encoder" && m.family != "vit";
+    layer.SelfAttentionBlock(layers, causal);
+    layer.MlpBlock(layers);
+  }
+  layer.Stream(OpKind::kNorm, "final layer norm", s * h, s * h, 1);
+  // A model described without its vocabulary has no head to time.
+  TransformerHead head_kind = m.vocab > 0 ? o.head : TransformerHead::kNone;
+  if (o.head == TransformerHead::kClassifier) head_kind = o.head;
+  switch (head_kind) {
+    case TransformerHead::kLanguageModel: {
+      Operator head;
+      head.label = "language-model head";
+      head.kind = OpKind::kGemm;
+      head.m = s;
+      head.n = m.vocab / t;
+      head.k = h;
+      head.trainable = !o.lora;
+      ops.push_back(head);
+      layer.Stream(OpKind::kLoss, "cross-entropy over the vocabulary", s * m.vocab / t,
+                   s * m.vocab / t, 1);
+      break;
+    }
+    case TransformerHead::kClassifier:
+      layer.Gemm("task head", s, 2, h, 1, false);
+      break;
+    case TransformerHead::kLogits:
+      layer.Gemm("language-model head (last position)", 1, m.vocab / t, h, 1, false);
+      break;
+    case TransformerHead::kNone:
+      break;
+  }
+  return ops;
+}
+
+}  // namespace cloudfit

@@ -1,0 +1,48 @@
+// The forward operators of a transformer, derived from its shape: per layer the two
+// normalisations, the QKV, output and MLP projections, attention (fused or as two batched
+// matmuls with softmax, scaling and dropout between them), activation, dropout and residual
+// adds; then the embeddings, the final normalisation and the head. Per sample, for one device
+// (tensor parallelism divides the heads and the MLP width).
+#ifndef CLOUDFIT_ESTIMATE_TRANSFORMER_OPS_H_
+#define CLOUDFIT_ESTIMATE_TRANSFORMER_OPS_H_
+
+#include <vector>
+
+#include "cloudfit/model.h"
+#include "cloudfit/operators.h"
+#include "cloudfit/workload.h"
+
+namespace cloudfit {
+
+enum class TransformerHead {
+  kLanguageModel,  // vocabulary projection and cross-entropy over every position
+  kClassifier,     // a small head (sequence classification, SQuAD spans): negligible work
+  kLogits,         // the vocabulary projection of the last position only (generation)
+  kNone,           // no head (inference that stops at the hidden states)
+};
+
+struct TransformerOpsOptions {
+  double seq_len = 1;  // query tokens per sample
+  double key_len = 0;  // tokens attended per query; 0 = seq_len (Transformer-XL adds its memory)
+  int tensor_parallel = 1;
+  double layers = 0;   // layers on this device (a pipeline stage); 0 = all
+  bool flash_attention = true;
+  bool causal = true;
+  bool dropout = false;  // attention-probability and hidden dropout, as the model trains
+  TransformerHead head = TransformerHead::kLanguageModel;
+  bool embeddings = true;  // this device holds the embeddings (the first pipeline stage)
+  // LoRA: frozen base projections plus trainable low-rank adapters on the targets.
+  bool lora = false;
+  LoraTargets lora_targets = LoraTargets::kAllLinear;
+  int lora_rank = 16;
+};
+
+// The head a model trains with by default: decoders predict tokens (language-model head),
+// encoders are fine-tuned with a small task head.
+TransformerHead DefaultTrainingHead(const Model& m);
+
+std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsOptions& o);
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_ESTIMATE_TRANSFORMER_OPS_H_

@@ -1,0 +1,260 @@
+// The hardware physics, operator timing, communication and fine-tuning memory recipes: each
+// test states a property of the model that public measurements or the hardware's design demand.
+#include <cmath>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "cloudfit/calibration.h"
+#include "cloudfit/estimate.h"
+#include "estimate/device_model.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+Estimate Estimated(const Catalog& catalog, const Fields& fields, const std::string& gpu,
+                   int count = 1) {
+  Workload w;
+  for (const auto& [k, v] : fields) {
+    Status s = SetWorkloadField(&w, k, v);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  Status s = FinalizeWorkload(catalog, &w);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  HardwareSpec spec;
+  spec.gpu = gpu;
+  spec.gpus = count;
+  Hardware hw;
+  s = ResolveHardware(catalog, spec, &hw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  Estimate e;
+  s = EstimateWorkload(catalog, w, hw, &e);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return e;
+}
+
+Estimate Estimated(const Fields& fields, const std::string& gpu, int count = 1) {
+  return Estimated(testing::BuiltInCatalog(), fields, gpu, count);
+}
+
+DeviceModel Device(const std::string& gpu, NumericFormat format) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  HardwareSpec spec;
+  spec.gpu = gpu;
+  Hardware hw;
+  EXPECT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+  return BuildDeviceModel(catalog.efficiency(), hw, format, RateScale{});
+}
+
+// Published PyTorch DDP runs of ResNet-50 on 8 NVLink GPUs scale at 0.90-0.99: the 25 MB
+// gradient buckets all-reduce over NVLink while the backward pass still runs.
+TEST(PhysicsTest, ResNet50DataParallelScalesOnEightNvlinkGpus) {
+  for (const char* gpu : {"A100-SXM4-80GB", "H100-SXM5-80GB"}) {
+    for (auto [batch, floor] : {std::pair{"256", 0.85}, std::pair{"32", 0.80}}) {
+      Fields f = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
+                  {"micro_batch", batch}};
+      Estimate eight = Estimated(f, gpu, 8);
+      EXPECT_GE(eight.scaling_efficiency, floor) << gpu << " at " << batch << " per GPU";
+      EXPECT_LE(eight.scaling_efficiency, 1.0) << gpu << " at " << batch << " per GPU";
+    }
+  }
+}
+
+// Data-parallel training is never predicted slower on more GPUs unless the output says the
+// step is communication-bound.
+TEST(PhysicsTest, MoreGpusAreNeverSlowerUnlessCommunicationBound) {
+  const Fields models[] = {
+      {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"}, {"micro_batch", "64"}},
+      {{"kind", "train"}, {"model", "BERT-large-uncased"}, {"precision", "fp16"},
+       {"micro_batch", "16"}, {"seq_len", "128"}},
+      {{"kind", "train"}, {"model", "Llama-3.2-1B"}, {"micro_batch", "4"}, {"seq_len", "1024"}},
+  };
+  for (const char* gpu : {"A100-SXM4-80GB", "H100-SXM5-80GB", "L4", "A10G", "RTX-4090"}) {
+    for (const Fields& f : models) {
+      double previous = 0;
+      for (int n : {1, 2, 4, 8}) {
+        Estimate e = Estimated(f, gpu, n);
+        if (e.bottleneck != "communication") {
+          EXPECT_GE(e.throughput, previous * 0.999) << f[1].second << " on " << n << "x " << gpu;
+        }
+        previous = e.throughput;
+      }
+    }
+  }
+}
+
+// GeForce boards run FP16 tensor math with FP32 accumulate (what PyTorch asks for) at half the
+// rate of FP16 accumulate; data-centre boards run both at the same rate.
+TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
+  DeviceModel geforce = Device("RTX-4090", NumericFormat::kFp16);
+  ASSERT_GT(geforce.fp16_acc16_flops, 0);
+  EXPECT_NEAR(geforce.matrix_flops * 2, geforce.fp16_acc16_flops,
+              0.02 * geforce.fp16_acc16_flops);
+  DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
+  EXPECT_TRUE(a100.fp16_acc16_flops == 0 ||
+              std::abs(a100.fp16_acc16_flops - a100.peak_matrix_flops) <
+                  0.02 * a100.peak_matrix_flops);
+}
+
+// Every GPU sustains about its datasheet or less: large GEMMs near or below the peak (GeForce
+// boards boost above their rated clock: an RTX 3090 measures 76 of a rated 71 TFLOP/s), memory
+// copies below the pin bandwidth, and the L40S (GDDR6, 864 GB/s) below the A100 (HBM2e, 2 TB/s) in decode
+// whatever its tensor peak.
+TEST(PhysicsTest, DevicesSustainLessThanTheirDatasheets) {
+  for (const Accelerator& gpu : testing::BuiltInCatalog().accelerators()) {
+    HardwareSpec spec;
+    spec.gpu = gpu.name;
+    Hardware hw;
+    if (!ResolveHardware(testing::BuiltInCatalog(), spec, &hw).ok()) continue;
+    DeviceModel d = BuildDeviceModel(testing::BuiltInCatalog().efficiency(), hw,
+                                     NumericFormat::kFp16, RateScale{});
+    EXPECT_GT(d.matrix_flops, 0) << gpu.name;
+    EXPECT_LE(d.matrix_flops, d.peak_matrix_flops * 1.2) << gpu.name;
+    EXPECT_GT(d.bandwidth, 0) << gpu.name;
+    EXPECT_LT(d.bandwidth, d.datasheet_bandwidth) << gpu.name;
+  }
+  Fields decode = {{"kind", "serve"}, {"model", "Llama-3.1-8B"}, {"request_rate", "0.1"}};
+  Estimate l40s = Estimated(decode, "L40S");
+  Estimate a100 = Estimated(decode, "A100-SXM4-80GB");
+  ASSERT_TRUE(l40s.serving && a100.serving);
+  EXPECT_GT(l40s.serving->tpot_s, 1.5 * a100.serving->tpot_s);
+}
+
+// A new GPU is a row of data: predicted at once, with no fitted row of its own, and its
+// speed follows what the row says it sustains.
+TEST(PhysicsTest, ANewGpuIsPredictedFromItsRowAlone) {
+  CatalogFiles files = testing::BuiltInCatalog().files();
+  std::string& csv = files["accelerators.csv"];
+  size_t start = csv.find("\nH100-SXM5-80GB,");
+  ASSERT_NE(start, std::string::npos);
+  size_t end = csv.find('\n', start + 1);
+  std::string row = csv.substr(start + 1, end - start - 1);
+  // The same board, renamed, without aliases, at half the bandwidth and half the measured GEMM
+  // rate: a plausible slower sibling.
+  std::vector<std::string> cells;
+  {
+    std::string cell;
+    bool quoted = false;
+    for (char ch : row) {
+      if (ch == '"') quoted = !quoted;
+      if (ch == ',' && !quoted) {
+        cells.push_back(cell);
+        cell.clear();
+      } else {
+        cell += ch;
+      }
+    }
+    cells.push_back(cell);
+  }
+  std::string header = csv.substr(csv.find("name,vendor"), csv.find('\n', csv.find("name,vendor")) -
+                                                              csv.find("name,vendor"));
+  std::vector<std::string> columns;
+  for (size_t p = 0, q; p <= header.size(); p = q + 1) {
+    q = header.find(',', p);
+    if (q == std::string::npos) q = header.size();
+    columns.push_back(header.substr(p, q - p));
+  }
+  ASSERT_EQ(columns.size(), cells.size());
+  auto set = [&](const std::string& column, const std::string& value) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == column) cells[i] = value;
+    }
+  };
+  auto half = [&](const std::string& column) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == column && !cells[i].empty()) {
+        cells[i] = std::to_string(std::stod(cells[i]) / 2);
+      }
+    }
+  };
+  set("name", "Test-Sibling-80GB");
+  set("aliases", "");
+  for (const char* c : {"memory_bw_gbps", "measured_bw_gbps", "measured_gemm_fp16_tflops",
+                        "measured_gemm_tf32_tflops", "measured_gemm_fp8_tflops"}) {
+    half(c);
+  }
+  std::string added;
+  for (size_t i = 0; i < cells.size(); ++i) added += (i ? "," : "") + cells[i];
+  csv += added + "\n";
+  Catalog catalog;
+  Status s = Catalog::FromFiles(files, "test", &catalog);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  Fields decode = {{"kind", "serve"}, {"model", "Llama-3.1-8B"}, {"request_rate", "0.1"}};
+  Estimate base = Estimated(catalog, decode, "H100-SXM5-80GB");
+  Estimate sibling = Estimated(catalog, decode, "Test-Sibling-80GB");
+  ASSERT_TRUE(base.serving && sibling.serving);
+  double ratio = sibling.serving->tpot_s / base.serving->tpot_s;
+  EXPECT_GT(ratio, 1.6) << "decode reads the weights at the bandwidth";
+  EXPECT_LT(ratio, 2.05);
+  Fields train = {{"kind", "train"}, {"model", "BERT-large-uncased"}, {"precision", "fp16"},
+                  {"micro_batch", "32"}, {"seq_len", "512"}};
+  double slower = Estimated(catalog, train, "H100-SXM5-80GB").throughput /
+                  Estimated(catalog, train, "Test-Sibling-80GB").throughput;
+  EXPECT_GT(slower, 1.5);
+  EXPECT_LT(slower, 2.05);
+}
+
+TEST(PhysicsTest, AnOperatorMixThatDoesNotAddUpIsRejectedWithItsLine) {
+  CatalogFiles files = testing::BuiltInCatalog().files();
+  std::string& csv = files["operators.csv"];
+  size_t at = csv.find("ResNet-50,stem conv 7x7/2,conv,yes,1,1,12544,64,147,");
+  ASSERT_NE(at, std::string::npos);
+  // Ten times the stem's output positions: the model's FLOPs no longer match models.csv.
+  csv.replace(at, std::string("ResNet-50,stem conv 7x7/2,conv,yes,1,1,12544,").size(),
+              "ResNet-50,stem conv 7x7/2,conv,yes,1,1,125440,");
+  Catalog catalog;
+  Status s = Catalog::FromFiles(files, "test", &catalog);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("ResNet-50"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("gflops_per_sample"), std::string::npos) << s.ToString();
+}
+
+// Fine-tuning recipes that real runs use change what the device holds.
+TEST(PhysicsTest, FineTuningRecipesChangeWhatTheDeviceHolds) {
+  Fields full = {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"micro_batch", "2"},
+                 {"seq_len", "2048"}, {"recompute", "full"}};
+  Estimate plain = Estimated(full, "H100-SXM5-80GB");
+  Fields in_backward = full;
+  in_backward.push_back({"optimizer_in_backward", "true"});
+  Estimate stepped = Estimated(in_backward, "H100-SXM5-80GB");
+  EXPECT_LT(stepped.memory.gradients_bytes, 0.1 * plain.memory.gradients_bytes)
+      << "only the largest weight's gradient is held";
+
+  Fields chunked = full;
+  chunked.push_back({"cross_entropy", "chunked"});
+  chunked.push_back({"loss_chunks", "8"});
+  EXPECT_LT(Estimated(chunked, "H100-SXM5-80GB").memory.activations_bytes,
+            plain.memory.activations_bytes);
+
+  Fields offload = full;
+  offload.push_back({"optimizer_offload", "true"});
+  Estimate offloaded = Estimated(offload, "H100-SXM5-80GB");
+  EXPECT_LT(offloaded.memory.optimizer_bytes, 0.01 * plain.memory.optimizer_bytes);
+  EXPECT_GT(offloaded.memory.host_bytes, 0.9 * plain.memory.optimizer_bytes);
+
+  // FSDP shards a LoRA run's frozen base across the GPUs.
+  Fields lora = {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"micro_batch", "1"},
+                 {"seq_len", "1024"}, {"zero", "3"}};
+  double one = Estimated(lora, "A100-SXM4-80GB", 1).memory.weights_bytes;
+  double eight = Estimated(lora, "A100-SXM4-80GB", 8).memory.weights_bytes;
+  EXPECT_LT(eight, 0.25 * one);
+}
+
+// `estimate --explain` shows the operator groups the step is made of.
+TEST(PhysicsTest, ExplanationNamesTheOperatorGroups) {
+  Fields f = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
+              {"micro_batch", "64"}};
+  Estimate e = Estimated(f, "A100-SXM4-80GB");
+  std::string all;
+  for (const Term& term : e.terms) all += term.name + "\n";
+  EXPECT_NE(all.find("conv"), std::string::npos) << all;
+  EXPECT_NE(all.find("norm"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace cloudfit

@@ -1,0 +1,1 @@
+"""Layer tables behind data/operators.csv; run tools/derive_operators.py."""
