@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cloudfit/table.h"
+#include "estimate/device_model.h"
 #include "estimate/estimate_internal.h"
 #include "util/strings.h"
 
@@ -101,22 +102,23 @@ Run PredictOnCpu(const Workload& w, int vcpus) {
   return r;
 }
 
-Run LinearOnCpu(const Workload& w, const DeviceRates& cpu) {
+Run LinearOnCpu(const Workload& w, const DeviceModel& cpu) {
   Run r;
   double bytes = w.rows * w.features * 8;
   int passes = w.predict ? 1 : static_cast<int>(kLinearIterations * kLinearPassesPerIteration);
-  r.seconds = bytes * passes / cpu.bandwidth_bytes_per_s;
+  r.seconds = bytes * passes / cpu.bandwidth;
   r.device = "CPU";
   r.bottleneck = "memory bandwidth";
   r.formula = fmt::format("{} passes over {:.2f} GB (float64) at {:.0f} GB/s{}", passes,
-                          bytes / 1e9, cpu.bandwidth_bytes_per_s / 1e9,
+                          bytes / 1e9, cpu.bandwidth / 1e9,
                           w.predict ? "" : " (lbfgs, 100 iterations: scikit-learn's default)");
   return r;
 }
 
 }  // namespace
 
-Status EstimateClassicMl(const Catalog&, const Workload& w, const Hardware& hw, Estimate* e) {
+Status EstimateClassicMl(const Catalog& catalog, const Workload& w, const Hardware& hw,
+                         Estimate* e) {
   if (hw.vcpus_per_node <= 0 && !hw.has_gpu()) {
     return Status::InvalidArgument("--instance: classic-ml runs on an instance's vCPUs or GPU");
   }
@@ -149,7 +151,12 @@ Status EstimateClassicMl(const Catalog&, const Workload& w, const Hardware& hw, 
       return Status::InvalidArgument(
           "--instance: scikit-learn's linear models run on CPUs; name an instance type");
     }
-    best = LinearOnCpu(w, CpuRates(hw, NumericFormat::kFp32));
+    // The host's vCPUs and DRAM, also on a GPU instance: scikit-learn does not use the GPU.
+    Hardware host = hw;
+    host.gpu = nullptr;
+    host.gpus_per_node = 0;
+    best = LinearOnCpu(w, BuildDeviceModel(catalog.efficiency(), host, NumericFormat::kFp32,
+                                           RateScale()));
     have = true;
   }
   if (!have) {

@@ -298,12 +298,19 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
   if (ranked) {
     int rank = 1;
     if (request.contains("rank")) s = WholeFrom("rank", request["rank"], 1, kMaxExportRank, &rank);
-    Workload w;
-    if (s.ok()) s = WorkloadFrom(catalog, request, &w);
-    if (s.ok()) s = CalibrationFrom(catalog, request, &w);
-    RecommendOptions o;
-    size_t top = 20;
-    if (s.ok()) s = OptionsFrom(request, &o, &top);
+    // The workload, options and calibration go through the decoder POST /v1/recommend uses, so
+    // the ranking exported is the one recommend shows.
+    json recommend_request = json::object();
+    for (const char* key : {"workload", "options", "calibration"}) {
+      if (request.contains(key)) recommend_request[key] = request[key];
+    }
+    if (!recommend_request.contains("workload")) {
+      s = Status::InvalidArgument("workload: rank needs the workload it ranks for");
+    }
+    RecommendRequest decoded;
+    if (s.ok()) s = DecodeRecommendRequest(catalog, recommend_request, &decoded);
+    const Workload& w = decoded.workload;
+    const RecommendOptions& o = decoded.options;
     Recommendation r;
     if (s.ok()) s = Recommend(catalog, w, o, &r);
     if (!s.ok()) return ApiError(400, s.message());
