@@ -219,7 +219,7 @@ TEST(CliErrorsTest, BadInputExitsTwoWithAClearMessage) {
       {{"recommend", "--kind", "train", "--model", "ResNet-50", "--provider", "awz"},
        "did you mean 'aws'"},
       {{"recommend", "--kind", "train", "--model", "ResNet-50", "--budget", "-3"},
-       "--budget: '-3' is not a number in"},
+       "--budget: '-3' is not allowed; a number in"},
       {{"recommend", "--kind", "train", "--model", "ResNet-50"},
        "a recommendation ranks whole jobs, so it needs the job's size"},
       {{"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "2"},

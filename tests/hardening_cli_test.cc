@@ -62,10 +62,10 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
   // Negative or zero serving hours ranked negative costs first.
   ExpectRefused(dir,
                 {"recommend", "--kind", "serve", "--model", "Llama-2-13B", "--serving-hours", "-5"},
-                "--serving-hours: -5 is not allowed");
+                "--serving-hours: '-5' is not allowed");
   ExpectRefused(dir,
                 {"recommend", "--kind", "serve", "--model", "Llama-2-13B", "--serving-hours", "0"},
-                "--serving-hours: 0 is not allowed");
+                "--serving-hours: '0' is not allowed");
   ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100",
                       "--tokens", "nan"},
                 "tokens: 'nan' is not allowed");
@@ -247,7 +247,7 @@ TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
       "{\"id\": \"a\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"providers\": [1, 2]}\n"
       "\x80\n"
       "{\"id\": \"c\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"top\": -1}\n"
-      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"top\": 1}\n");
+      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"epochs\": 1, \"top\": 1}\n");
   r = Cloudfit(dir, {"recommend", "--jsonl", requests});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   out.clear();

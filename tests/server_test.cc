@@ -191,7 +191,7 @@ TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
       {R"({"format": "tf", "instance": "g5.xlarge", "colour": "blue"})", "colour:"},
       {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B"}, "region": "x"})", "region:"},
       {R"({"format": "tf", "rank": 0, "workload": {"model": "Llama-3.1-8B"}})", "rank:"},
-      {R"({"format": "tf", "rank": 999, "workload": {"kind": "lora", "model": "Llama-3.1-8B"}})", "rank: 999 is past"},
+      {R"({"format": "tf", "rank": 999, "workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": "5e7"}})", "rank: 999 is past"},
       {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B", "batch": -4}})", "workload.batch"},
       {"[1, 2]", "body:"},
   };

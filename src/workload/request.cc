@@ -49,14 +49,13 @@ Status Invalid(const std::string& field, const std::string& message) {
   return Status::InvalidArgument(field + ": " + message);
 }
 
+// Numbers go through the validation module (util/validate.h), so NaN, infinities and ranges are
+// refused in the same words from every entry point.
 Status Number(const std::string& field, const json& v, double min, double max, double* out) {
-  double number = 0;
-  if ((!v.is_number() && !v.is_string()) || !ParseDouble(Text(v), &number) || number < min ||
-      number > max) {
-    return Invalid(field, fmt::format("'{}' is not a number in [{}, {}]", Text(v), min, max));
+  if (!v.is_number() && !v.is_string()) {
+    return Invalid(field, fmt::format("'{}' is not a number", Shown(Text(v))));
   }
-  *out = number;
-  return Status::OK();
+  return ParseNumber(field, Text(v), min, max, "", out);
 }
 
 Status Bool(const std::string& field, const json& v, bool* out) {
@@ -76,6 +75,10 @@ using OptionSetter = std::function<Status(const std::string& field, const json& 
 
 OptionSetter List(std::vector<std::string> RecommendOptions::*member) {
   return [member](const std::string& field, const json& v, RecommendOptions* o) {
+    // A list's items are names: a number or an object in one is a mistake, not a name.
+    for (size_t i = 0; v.is_array() && i < v.size(); ++i) {
+      if (!v[i].is_string()) return Invalid(fmt::format("{}[{}]", field, i), "expected a string");
+    }
     std::vector<std::string> names = StringList(v);
     Status s = CheckNameList(field, names);
     if (s.ok()) o->*member = std::move(names);
