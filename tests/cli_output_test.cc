@@ -140,6 +140,7 @@ TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
                                "--request-rate", "5", "--json"});
   // Nothing feasible: best_estimate is null.
   ExpectConforms("recommend", {"recommend", "--kind", "train", "--model", "ResNet-50",
+                               "--epochs", "1", "--dataset-samples", "1281167",
                                "--deadline-hours", "0.0001", "--json"});
   ExpectConforms("explain", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B", "--json"});
   ExpectConforms("monitor", {"monitor", "--no-gpu", "--interval", "0.05", "--json", "--", "sh",
@@ -202,8 +203,8 @@ void ExpectPlainCsv(const std::vector<std::string>& args) {
 
 TEST(CsvTest, EveryCsvIsAHeaderAndPlainRows) {
   ExpectPlainCsv({"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "10", "--dataset-samples", "1281167", "--csv"});
-  ExpectPlainCsv({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--currency",
-                  "CNY", "--csv"});
+  ExpectPlainCsv({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--tokens",
+                  "1e8", "--currency", "CNY", "--csv"});
   ExpectPlainCsv({"instances", "--csv"});
   ExpectPlainCsv({"gpus", "--csv"});
   ExpectPlainCsv({"gpus", "L4", "--csv"});
@@ -336,9 +337,9 @@ TEST(TerminalTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
 }
 
 TEST(VocabularyTest, DeprecatedSpellingsWorkWithANotice) {
-  Result old_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--max-gpus", "1",
+  Result old_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples", "1e6", "--max-gpus", "1",
                          "--json"});
-  Result new_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50",
+  Result new_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples", "1e6",
                          "--total-gpus-max", "1", "--json"});
   ASSERT_EQ(old_name.exit_code, 0) << old_name.err;
   ASSERT_EQ(new_name.exit_code, 0) << new_name.err;

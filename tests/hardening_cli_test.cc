@@ -91,9 +91,11 @@ TEST(HardeningCliTest, CountsDoNotDivideByZeroOrWrap) {
   ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu", "H100",
                       "--gpus", "1024", "--nodes", "4096"},
                 "--nodes: 1024 GPUs per node x 4096 nodes is not allowed; at most 262144");
-  // A large cluster within the bound still estimates.
+  // A large cluster within the bound still estimates (with a batch that gives each of its
+  // 131,072 GPUs a sample: a smaller one has no data-parallel layout, and says so).
   ProgramRun big = Cloudfit(dir, {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu",
-                             "H100", "--gpus", "8", "--nodes", "16384", "--json"});
+                             "H100", "--gpus", "8", "--nodes", "16384", "--set", "batch=131072",
+                             "--json"});
   EXPECT_EQ(big.exit_code, 0) << big.err;
   // A fraction of a GPU was estimated as a whole GPU.
   ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100",
@@ -139,8 +141,8 @@ TEST(HardeningCliTest, LongAndHostileTextIsRefusedNotCrashedOn) {
   std::string long_name(30000, 'a');
   // std::regex overflowed the stack on these.
   ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
-                      "--measured", "1.9 it/s on 1x " + long_name},
-                "--measured: '1.9 it/s on 1x aaaa");
+                      "--measured", "0.12 it/s on 1x " + long_name},
+                "--measured: '0.12 it/s on 1x aaaa");
   ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu",
                       long_name + "80gb"},
                 "names are at most 256 bytes");
@@ -148,13 +150,13 @@ TEST(HardeningCliTest, LongAndHostileTextIsRefusedNotCrashedOn) {
                 "model: ");
   // An out-of-range number inside --measured threw std::out_of_range out of main.
   ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
-                      "--measured", "1.9 it/s on 1x A10 x 99999999999999999999"},
+                      "--measured", "0.12 it/s on 1x A10 x 99999999999999999999"},
                 "the node count");
   // What was right stays right.
   ProgramRun ok = Cloudfit(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu",
-                            "A10", "--measured", "1.9 it/s on 1x a10 24gb"});
+                            "A10", "--measured", "0.12 it/s on 1x a10 24gb"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("calibrated from 1.9 it/s on 1x a10 24gb"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("calibrated from 0.12 it/s on 1x a10 24gb"), std::string::npos) << ok.out;
 }
 
 TEST(HardeningCliTest, FilesAreRegularAndBounded) {
@@ -247,7 +249,7 @@ TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
       "{\"id\": \"a\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"providers\": [1, 2]}\n"
       "\x80\n"
       "{\"id\": \"c\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"top\": -1}\n"
-      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"epochs\": 1, \"top\": 1}\n");
+      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"epochs\": 1, \"dataset_samples\": 1281167, \"top\": 1}\n");
   r = Cloudfit(dir, {"recommend", "--jsonl", requests});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   out.clear();

@@ -224,8 +224,8 @@ TEST(ScenarioTest, ImageNetTrainingNeedsGpusAndFastLoaders) {
   // 115M images: a GPU-day on a current GPU or three on a cheap spot T4; dollars to hundreds.
   EXPECT_TRUE(Within(*r.ranked.front().total_cost, 1, 1000)) << *r.ranked.front().total_cost;
   // Four vCPUs per GPU cannot feed a fast GPU: small GPU instances are input-bound.
-  const InstanceType* g5 = nullptr;
-  ASSERT_TRUE(BuiltIn().FindInstance("g5.xlarge", &g5).ok());
+  const InstanceType* g5 = nullptr;  // one L40S and four vCPUs
+  ASSERT_TRUE(BuiltIn().FindInstance("g6e.xlarge", &g5).ok());
   Workload w = Built({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
                       {"epochs", "90"}, {"dataset_samples", "1281167"}});
   Estimate e;

@@ -72,10 +72,27 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
   Value(c, f, "--serving-hours", "serving_hours", "Hours of serving priced (default 730, a month)");
   Value(c, f, "--hours", "hours", "Price this many hours of use instead of the job's estimated duration");
   Flag(c, f, "--scale-to-zero", "scale_to_zero", true, "Serving may scale to zero replicas");
-  if (!ranking) return AddCostFlags(c, f);
-  Flag(c, f, "--all-regions", "all_regions", true, "List every region, not only each type's best");
-  Value(c, f, "--top", "top", "Show the first N (default 10; 0 = all)");
+  if (ranking) {
+    Flag(c, f, "--all-regions", "all_regions", true, "List every region, not only each type's best");
+    Value(c, f, "--top", "top", "Show the first N (default 10; 0 = all)");
+  }
   AddCostFlags(c, f);
+  // One --help vocabulary: what narrows the candidates, and what prices and ranks them.
+  std::vector<std::string> filters = {"--provider", "--region", "--no-spot"};
+  if (ranking) {
+    for (const char* name : {"--gpu", "--exclude-gpu", "--instance", "--total-gpus-min",
+                             "--total-gpus-max", "--no-cpu", "--nodes-max", "--require-rdma"}) {
+      filters.push_back(name);
+    }
+  }
+  std::vector<std::string> pricing = {"--deadline-hours", "--budget", "--pricing", "--currency",
+                                      "--serving-hours", "--hours", "--scale-to-zero",
+                                      "--max-spot-nodes", "--exclude-cost"};
+  if (ranking) {
+    for (const char* name : {"--objective", "--all-regions", "--top"}) pricing.push_back(name);
+  }
+  GroupOptions(c, kGroupFilters, filters);
+  GroupOptions(c, kGroupPricing, pricing);
 }
 
 nlohmann::json WorkloadJson(const WorkloadFlags& o) {

@@ -299,8 +299,12 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
     int rank = 1;
     if (request.contains("rank")) s = WholeFrom("rank", request["rank"], 1, kMaxExportRank, &rank);
     // The rest is a recommend request, decoded as /v1/recommend decodes it.
-    json recommend_request = request;
-    recommend_request.erase("rank");
+    json recommend_request = json::object();
+    for (const char* key : {"workload", "options", "calibration"}) {
+      if (request.contains(key)) recommend_request[key] = request[key];
+    }
+    // A rank without a workload still names the field the decoder asks for.
+    if (!recommend_request.contains("workload")) recommend_request["workload"] = json();
     RecommendRequest decoded;
     if (s.ok()) s = DecodeRecommendRequest(catalog, recommend_request, &decoded);
     const Workload& w = decoded.workload;
