@@ -274,7 +274,7 @@ try {
   const hoursAt = header.indexOf('hours');
   check(lines.slice(1).every((l) => Number.isFinite(Number(l.split(',')[hoursAt]))), 'CSV numbers carry no units');
   const json = JSON.parse((await downloadOf(page, '#download-json')).text);
-  check(json.schema === 'cloudfit.recommend/v1' && json.ranked[0].instance_type === first, 'JSON: the recommendation as the API gave it');
+  check(json.schema === 'cloudfit.recommend/v2' && json.ranked[0].instance_type === first, 'JSON: the recommendation as the API gave it');
 
   // ---- Copy as command: the same answer from the command line. ----
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
