@@ -150,15 +150,19 @@ class Client {
 
   bool Send(const std::string& bytes) {
     size_t sent = 0;
-    while (ok_ && sent < bytes.size()) {
+    while (ok_ && !send_failed_ && sent < bytes.size()) {
       ssize_t n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return ok_ = false;
+      if (n <= 0) {
+        send_failed_ = true;
+        return false;
+      }
       sent += static_cast<size_t>(n);
     }
-    return ok_;
+    return ok_ && !send_failed_;
   }
 
-  // One response: its status (0 on timeout or close) and body.
+  // One response: its status (0 on timeout or close) and body. A failed send does not stop it:
+  // a server that refuses a body answers, then closes, and the answer is still to be read.
   int Read(std::string* body = nullptr) {
     while (ok_) {
       size_t end = buffer_.find("\r\n\r\n");
@@ -193,6 +197,7 @@ class Client {
  private:
   int fd_ = -1;
   bool ok_ = false;
+  bool send_failed_ = false;
   std::string buffer_;
 };
 

@@ -35,9 +35,12 @@ constexpr size_t kReadChunk = 64 * 1024;
 // How often deadlines are checked: their resolution.
 constexpr auto kTick = std::chrono::milliseconds(100);
 // After an error response, unread request bytes are drained this long before closing, so the
-// client reads the response instead of a reset.
+// client reads the response instead of a reset. The byte bound is generous: what a client had in
+// flight when the answer went out can be several MB (loopback socket buffers autotune to ~6 MB a
+// side), draining costs one discarded read per 64 KB, and the time bound caps a client that
+// never stops.
 constexpr auto kLingerTime = std::chrono::seconds(2);
-constexpr size_t kLingerBytes = size_t{4} << 20;
+constexpr size_t kLingerBytes = size_t{64} << 20;
 
 Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
