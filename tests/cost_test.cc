@@ -185,10 +185,12 @@ TEST(CostTest, CadSeatsPayForTheirLicences) {
   Workload w = Built({{"kind", "cad"}, {"streams", "4"}});
   RecommendOptions o;
   o.providers = {"gcp", "aws"};
+  o.top = 0;  // every ranked offer gets its bill's wording, not only the first ten
   Recommendation r;
   ASSERT_TRUE(Recommend(BuiltIn(), w, o, &r).ok());
   ASSERT_FALSE(r.ranked.empty());
   for (const Candidate& c : r.ranked) {
+    ASSERT_TRUE(c.described) << c.instance->name;
     const CostLine* licences = Line(c.costs, "licences");
     ASSERT_NE(licences, nullptr);
     EXPECT_NE(licences->detail.find("Windows Server"), std::string::npos);

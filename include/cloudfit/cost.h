@@ -132,6 +132,9 @@ struct JobBillInput {
   double sessions = 0;             // concurrent streams or seats (real time, CAD)
   StartupTime startup;
   std::string currency = "USD";
+  // false: amounts only, without detail or source (the recommender prices thousands of offers
+  // and words the few it shows).
+  bool with_text = true;
 };
 
 // Why `instance` cannot run `w` for want of a licence its provider does not offer (Windows on a

@@ -5,9 +5,13 @@
 #ifndef CLOUDFIT_RECOMMEND_H_
 #define CLOUDFIT_RECOMMEND_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,6 +48,8 @@ struct RecommendOptions {
   // (the same type in 17 regions at one price tells a user nothing new).
   bool all_regions = false;
   size_t top = 10;  // candidates listed in the answer (0 = all)
+  // Instance types whose every ranked offer is described (--why-not), beyond the first `top`.
+  std::vector<std::string> describe_instances;
   // Cost lines left out of the bill: egress, storage, startup, billing, licences.
   std::vector<std::string> excluded_costs;
   // Multi-node training only on instances with an RDMA fabric (EFA, InfiniBand, RoCE) or
@@ -108,6 +114,10 @@ struct Candidate {
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;
   bool pareto = false;
+  // Whether reasons, warnings and the bill's details and sources were made. Recommend makes
+  // them for the offers an answer shows: the first `top` ranked, the Pareto front and every
+  // ranked offer of `describe_instances`; the rest carry numbers and, if rejected, why.
+  bool described = false;
 
   bool feasible() const { return rejection.empty(); }
   double total_gpus() const;
@@ -130,9 +140,50 @@ struct Recommendation {
   std::vector<FitHint> hints;      // what would fit, when nothing does
 };
 
-// The workload must be finalized (FinalizeWorkload).
+// The estimates of one workload, by instance type and node count, kept for the next
+// recommendation of the same workload: an estimate is a function of the catalog, the workload
+// and the hardware alone, so a repeated workload costs pricing and ranking only. Failures are
+// kept too. Thread-safe.
+class WorkloadEstimates {
+ public:
+  struct Entry {
+    Status status;
+    std::shared_ptr<const Estimate> estimate;  // when status is OK
+  };
+  // Whether (type, nodes) was estimated; if so, *out is what it gave.
+  bool Find(const InstanceType* type, int nodes, Entry* out) const;
+  void Insert(const InstanceType* type, int nodes, Entry entry);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<const InstanceType*, int>, Entry> entries_;
+};
+
+// WorkloadEstimates of the workloads recommended on recently, for a JSON Lines batch or a
+// server. Tied to the one catalog its estimates were made on; thread-safe; holds at most
+// `max_workloads`, dropping the least recently used.
+class EstimateCache {
+ public:
+  explicit EstimateCache(size_t max_workloads = 32);
+  // The estimates of the workload decoded from `workload_key` (RecommendRequest::workload_key),
+  // empty the first time it is asked for.
+  std::shared_ptr<WorkloadEstimates> For(const std::string& workload_key);
+
+ private:
+  const size_t max_workloads_;
+  std::mutex mutex_;
+  uint64_t clock_ = 0;
+  struct Slot {
+    std::shared_ptr<WorkloadEstimates> estimates;
+    uint64_t last_used = 0;
+  };
+  std::unordered_map<std::string, Slot> workloads_;
+};
+
+// The workload must be finalized (FinalizeWorkload). With `estimates`, which must be the same
+// workload's on the same catalog, estimates already made are reused and new ones kept.
 Status Recommend(const Catalog& catalog, const Workload& workload, const RecommendOptions& options,
-                 Recommendation* out);
+                 Recommendation* out, WorkloadEstimates* estimates = nullptr);
 
 // One instance type at exactly `nodes` nodes, priced in every region and pricing mode the
 // options allow, best region first (cloudfit compare).

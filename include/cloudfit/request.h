@@ -19,6 +19,9 @@ namespace cloudfit {
 struct RecommendRequest {
   Workload workload;  // finalized, with its assumptions and any calibration applied
   RecommendOptions options;
+  // What the workload was decoded from, as canonical JSON (its fields and calibration): equal
+  // keys decode to equal workloads on one catalog (the EstimateCache's key).
+  std::string workload_key;
 };
 
 // The request, in one of two forms:

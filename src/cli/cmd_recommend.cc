@@ -118,7 +118,7 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
 
 // One JSON Lines request: the line's fields and options over the command line's options.
 nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_options,
-                       const std::string& line) {
+                       const std::string& line, EstimateCache* cache) {
   nlohmann::json in;
   Status parsed = ParseJson("line", line, kMaxJsonlLineBytes, &in);
   if (!parsed.ok()) return {{"ok", false}, {"error", parsed.message()}};
@@ -129,7 +129,10 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_option
   RecommendRequest decoded;
   Status s = DecodeRecommendRequest(catalog, request, &decoded);
   Recommendation r;
-  if (s.ok()) s = Recommend(catalog, decoded.workload, decoded.options, &r);
+  if (s.ok()) {
+    s = Recommend(catalog, decoded.workload, decoded.options, &r,
+                  cache->For(decoded.workload_key).get());
+  }
   if (!s.ok()) {
     out["ok"] = false;
     out["error"] = s.message();
@@ -155,9 +158,11 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
       in = &file;
     }
     int failures = 0;
+    // A batch often repeats a workload under other options: its estimates are made once.
+    EstimateCache cache;
     for (std::string line; std::getline(*in, line);) {
       if (Trim(line).empty()) continue;
-      nlohmann::json result = RunLine(catalog, options, line);
+      nlohmann::json result = RunLine(catalog, options, line, &cache);
       failures += result.value("ok", false) ? 0 : 1;
       std::cout << result.dump() << "\n";
     }
@@ -176,6 +181,7 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
   // user chose it.
   ApplyTaskFlags(catalog, f.task, options.contains("pricing") || options.contains("spot"), &o);
   Recommendation r;
+  if (!f.why_not.empty()) o.describe_instances.push_back(f.why_not);
   ThrowIfError(Recommend(catalog, w, o, &r));
   if (f.hooks.consume) return f.hooks.consume(catalog, w, o, r);
   if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, o.currency));

@@ -80,25 +80,25 @@ double DatasetBytes(const Workload& w, std::string* how) {
 double EgressGb(const CostData& costs, const Workload& w, const JobBillInput& in,
                 std::string* how) {
   if (w.egress_gb) {
-    *how = fmt::format("{} GB given (egress_gb)", FormatNumber(*w.egress_gb, 2));
+    if (in.with_text) *how = fmt::format("{} GB given (egress_gb)", FormatNumber(*w.egress_gb, 2));
     return *w.egress_gb;
   }
   if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
     double mbps = StreamMbps(costs, w);
     double gb = in.sessions * mbps * 1e6 / 8 * in.hours * 3600 / kGB;
-    *how = fmt::format("{} sessions x {} Mbit/s x {} h", FormatNumber(in.sessions, 0),
+    if (in.with_text) *how = fmt::format("{} sessions x {} Mbit/s x {} h", FormatNumber(in.sessions, 0),
                        FormatNumber(mbps, 1), FormatNumber(in.hours, 0));
     return gb;
   }
   if (w.kind == WorkloadKind::kServing) {
     double bytes = w.request_rate * in.hours * 3600 *
                    (w.output_tokens * kBytesPerOutputToken + kBytesPerResponse);
-    *how = fmt::format("{} requests/s x {} h x ({} tokens x 4 B + 2 KB framing)",
+    if (in.with_text) *how = fmt::format("{} requests/s x {} h x ({} tokens x 4 B + 2 KB framing)",
                        FormatNumber(w.request_rate, 2), FormatNumber(in.hours, 0),
                        w.output_tokens);
     return bytes / kGB;
   }
-  *how = "nothing sent out of the cloud (give egress_gb for results, checkpoints or data)";
+  if (in.with_text) *how = "nothing sent out of the cloud (give egress_gb for results, checkpoints or data)";
   return 0;
 }
 
@@ -118,10 +118,12 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
     const EgressPrice* highest = costs.HighestEgress(w.egress_to);
     if (highest == nullptr) {
       line.amount.reset();
+      if (!in.with_text) return line;
       line.detail = fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
       return line;
     }
     line.amount = Usd(catalog, gb * *highest->usd_per_gb, in.currency);
+    if (!in.with_text) return line;
     line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
                               "(the highest known, {}'s)",
                               FormatNumber(gb, 1), how, FormatNumber(*highest->usd_per_gb, 3),
@@ -130,6 +132,7 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
     return line;
   }
   line.amount = Usd(catalog, gb * *price->usd_per_gb, in.currency);
+  if (!in.with_text) return line;
   line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
                             "not counted)",
                             FormatNumber(gb, 1), how, FormatNumber(*price->usd_per_gb, 3),
@@ -144,12 +147,12 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
   std::string how;
   double bytes = DatasetBytes(w, &how);
   double checkpoints = in.checkpoint_bytes * w.checkpoints_kept;
-  if (checkpoints > 0) {
+  if (checkpoints > 0 && in.with_text) {
     how += fmt::format(" + {} checkpoints x {}", w.checkpoints_kept, Gb(in.checkpoint_bytes));
   }
   if (w.is_service() && w.model.params > 0) {
     bytes += w.model.params * 2;
-    how = fmt::format("model weights {}", Gb(w.model.params * 2));
+    if (in.with_text) how = fmt::format("model weights {}", Gb(w.model.params * 2));
   }
   bytes += checkpoints;
   double months = in.hours / kHoursPerMonth;
@@ -164,14 +167,18 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
     price = costs.HighestStorage();
     if (price == nullptr) {
       line.amount.reset();
+      if (!in.with_text) return line;
       line.detail = fmt::format("{} for {} h: no known storage price", Gb(bytes),
                                 FormatNumber(in.hours, 1));
       return line;
     }
-    assumed = fmt::format(": assumed, {}'s price is unknown (the highest known, {}'s)",
-                          in.instance->provider, price->provider);
+    if (in.with_text) {
+      assumed = fmt::format(": assumed, {}'s price is unknown (the highest known, {}'s)",
+                            in.instance->provider, price->provider);
+    }
   }
   line.amount = Usd(catalog, bytes / kGB * *price->usd_per_gb_month * months, in.currency);
+  if (!in.with_text) return line;
   line.detail = fmt::format("{} ({}) x {} USD/GB-month x {} months{}", Gb(bytes), how,
                             FormatNumber(*price->usd_per_gb_month, 3),
                             FormatNumber(months, months < 1 ? 3 : 2), assumed);
@@ -184,6 +191,7 @@ CostLine Startup(const JobBillInput& in) {
   double nodes = static_cast<double>(in.nodes) * in.replicas;
   double hours = in.startup.total_s() / 3600;
   line.amount = nodes * hours * in.node_price_per_hour;
+  if (!in.with_text) return line;
   line.detail = fmt::format(
       "{} node(s) x {:.1f} min (boot {:.0f} s, image {} at {} MB/s {:.0f} s, model {} {:.0f} s) "
       "x {}/h",
@@ -212,6 +220,7 @@ CostLine Billing(const CostData& costs, const JobBillInput& in) {
   double extra_s = std::max(0.0, billed - run_s) * in.starts;
   double nodes = static_cast<double>(in.nodes) * in.replicas;
   line.amount = nodes * extra_s / 3600 * in.node_price_per_hour;
+  if (!in.with_text) return line;
   line.detail = fmt::format("{} node(s) x {:.0f} s rounded up ({} s increments, {} s minimum per "
                             "start)",
                             FormatNumber(nodes, 0), extra_s, FormatNumber(rule->increment_s, 0),
@@ -224,6 +233,7 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
                   const JobBillInput& in) {
   CostLine line{"licences", 0.0, "", ""};
   std::vector<std::string> parts, sources;
+  bool licensed = false;
   double usd = 0;
   double hours = in.hours + in.startup.total_s() / 3600;
   if (w.uses_windows()) {
@@ -231,7 +241,8 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
     if (p != nullptr && p->usd) {
       double vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
       usd += vcpus * hours * *p->usd;
-      parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD", FormatNumber(vcpus, 0),
+      licensed = true;
+      if (in.with_text) parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD", FormatNumber(vcpus, 0),
                                   FormatNumber(hours, 1), FormatNumber(*p->usd, 3)));
       sources.push_back(p->source);
     }
@@ -240,7 +251,8 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
     const LicencePrice* p = costs.FindLicence("rtx-vws", in.instance->provider);
     if (p != nullptr && p->usd) {
       usd += in.sessions * hours * *p->usd;
-      parts.push_back(fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
+      licensed = true;
+      if (in.with_text) parts.push_back(fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
                                   FormatNumber(in.sessions, 0), FormatNumber(hours, 1),
                                   FormatNumber(*p->usd, 4),
                                   *p->usd == 0 ? " (included by " + in.instance->provider + ")"
@@ -248,12 +260,14 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
       sources.push_back(p->source);
     }
   }
-  if (parts.empty()) {
+  if (!licensed) {
+    if (!in.with_text) return line;
     line.detail = "none needed (os linux" +
                   std::string(w.kind == WorkloadKind::kCad ? "" : ", no CAD seats") + ")";
     return line;
   }
   line.amount = Usd(catalog, usd, in.currency);
+  if (!in.with_text) return line;
   line.detail = Join(parts, "; ");
   line.source = "data/costs/licences.csv: " + Join(sources, " ");
   return line;

@@ -74,6 +74,24 @@ std::vector<int> NodeCounts(const RecommendContext& ctx) {
   return counts;
 }
 
+// The workload's estimate on `nodes` of `t`, made once per workload when the context keeps
+// estimates across requests.
+Status EstimateOn(const RecommendContext* ctx, const InstanceType& t, int nodes,
+                  std::shared_ptr<const Estimate>* out) {
+  WorkloadEstimates::Entry entry;
+  if (ctx->estimates && ctx->estimates->Find(&t, nodes, &entry)) {
+    *out = std::move(entry.estimate);
+    return entry.status;
+  }
+  auto estimate = std::make_shared<Estimate>();
+  entry.status = EstimateWorkload(ctx->catalog, ctx->workload, HardwareForInstance(t, nodes),
+                                  estimate.get());
+  if (entry.status.ok()) entry.estimate = std::move(estimate);
+  if (ctx->estimates) ctx->estimates->Insert(&t, nodes, entry);
+  *out = std::move(entry.estimate);
+  return entry.status;
+}
+
 }  // namespace
 
 void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendation* out) {
@@ -106,10 +124,8 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
       continue;
     }
     ++out->candidates_considered;
-    Hardware hw = HardwareForInstance(t, nodes);
-    auto estimate = std::make_shared<Estimate>();
-    Status s = EstimateWorkload(ctx->catalog, w, hw, estimate.get());
-    if (!s.ok()) {
+    std::shared_ptr<const Estimate> estimate;
+    if (Status s = EstimateOn(ctx, t, nodes, &estimate); !s.ok()) {
       AddRejection(out, t, nullptr, nodes, s.message());
       continue;
     }

@@ -123,7 +123,7 @@ void ExplainRanking(const RecommendContext& ctx, Recommendation* out) {
   for (const Candidate& c : v) fastest = std::min(fastest, c.hours);
   for (Candidate& c : v) {
     const Accelerator* gpu = c.instance->gpu;
-    if (ctx.workload.is_training() && gpu &&
+    if (c.described && ctx.workload.is_training() && gpu &&
         (gpu->architecture == "Kepler" || gpu->architecture == "Maxwell" ||
          gpu->architecture == "Pascal" || gpu->name == "T4")) {
       c.warnings.push_back(fmt::format("{} is an old generation for training: {:.1f}x the "

@@ -180,7 +180,8 @@ void ExplainRisk(const JobRisk& r, PricingMode mode, double job_hours, Candidate
 }
 
 void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMode mode,
-                   double unit_price, double hours, double fleet, Candidate* c, double* cost) {
+                   double unit_price, double hours, double fleet, bool describe, Candidate* c,
+                   double* cost) {
   // A commitment is paid for its whole term, used or not.
   double term = (mode == PricingMode::kReserved1y ? 1 : 3) * kHoursPerYear;
   *cost = fleet * std::max(hours, term);
@@ -188,12 +189,12 @@ void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMod
     double od_fleet = 0;
     ctx.catalog.Convert(*od, r.currency, ctx.options.currency, &od_fleet).ok();
     c->break_even_utilisation = unit_price / od_fleet;
-    c->reasons.push_back(fmt::format(
+    if (describe) c->reasons.push_back(fmt::format(
         "{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
         "utilisation",
         PricingModeName(mode), term, 100 * *c->break_even_utilisation));
   }
-  if (hours < term) {
+  if (describe && hours < term) {
     c->warnings.push_back(fmt::format("the job uses {:.0f} of the {:.0f} committed hours",
                                       hours, term));
   }
@@ -204,9 +205,12 @@ double Sessions(const Workload& w) {
   return w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad ? w.streams : 0;
 }
 
+// One offer priced. Without `describe`, only its numbers and, when it is rejected, why: the
+// reasons, warnings and the bill's wording are made for the offers shown (DescribeCandidate),
+// from the same numbers.
 Candidate Price(const RecommendContext& ctx, const InstanceType& t, const RegionPrice& r,
                 PricingMode mode, int nodes, int replicas, double base_hours,
-                const std::shared_ptr<const Estimate>& e) {
+                const std::shared_ptr<const Estimate>& e, bool describe) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
   const Estimate& est = *e;
@@ -217,6 +221,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   c.nodes = nodes;
   c.replicas = replicas;
   c.estimate = e;
+  c.described = describe;
   double unit_price = 0;
   ctx.catalog.Convert(*r.price(mode), r.currency, o.currency, &unit_price).ok();
   double fleet = unit_price * nodes * replicas;
@@ -233,10 +238,10 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     JobRisk risk = RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours);
     compute_hours = base_hours * (1 + risk.overhead_fraction);
     expected_starts += risk.expected_interruptions;
-    ExplainRisk(risk, mode, base_hours, &c, &later_warnings);
+    if (describe) ExplainRisk(risk, mode, base_hours, &c, &later_warnings);
     c.risk = risk;
     if (mode == PricingMode::kSpot) c.spot = risk;
-  } else if (mode == PricingMode::kSpot && ctx.priced_per_period()) {
+  } else if (describe && mode == PricingMode::kSpot && ctx.priced_per_period()) {
     SpotHazard h = SpotHazardFor(ctx.catalog, ctx.costs, t);
     later_warnings.push_back(fmt::format(
         "spot capacity is reclaimed (about {}%/month per instance, {}): keep an on-demand floor "
@@ -246,24 +251,29 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   // A service runs for its period; start-up is billed (its own line) within it.
   c.hours = ctx.priced_per_period() ? compute_hours : compute_hours + startup_hours;
   double compute = fleet * compute_hours;
-  std::string compute_detail = fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) +
-                                               " node(s)",
-                                           FormatNumber(compute_hours, 2), Money(unit_price, cur));
+  std::string compute_detail;
+  if (describe) {
+    compute_detail = fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) + " node(s)",
+                                 FormatNumber(compute_hours, 2), Money(unit_price, cur));
+  }
   if (mode == PricingMode::kOnDemand) {
     double factor = SustainedUseFactor(t, compute_hours);
     if (factor < 1) {
       compute *= factor;
+    }
+    if (factor < 1 && describe) {
       compute_detail += fmt::format(", GCP sustained-use discount {:.0f}%", 100 * (1 - factor));
       c.reasons.push_back(fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
                                       100 * (1 - factor), std::min(compute_hours, 730.0)));
     }
   } else if (mode != PricingMode::kSpot) {
-    PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, &c, &compute);
-    compute_detail += ", whole term";
+    PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, describe, &c, &compute);
+    if (describe) compute_detail += ", whole term";
   }
   c.costs.push_back({"compute", compute, compute_detail,
-                     fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode),
-                                 r.source)});
+                     describe ? fmt::format("{} {} {} ({})", t.provider, r.region,
+                                            PricingModeName(mode), r.source)
+                              : std::string()});
   JobBillInput bill;
   bill.instance = &t;
   bill.mode = mode;
@@ -276,12 +286,15 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   bill.sessions = Sessions(w);
   bill.startup = startup;
   bill.currency = cur;
+  bill.with_text = describe;
   for (CostLine& line : JobCostLines(ctx.catalog, ctx.costs, w, bill, o.excluded_costs)) {
     c.costs.push_back(std::move(line));
   }
   double total = 0;
   for (const CostLine& line : c.costs) {
-    if (line.amount) {
+    if (!describe) {
+      total += line.amount.value_or(0);
+    } else if (line.amount) {
       total += *line.amount;
       if (line.detail.find(": assumed, ") != std::string::npos) {
         c.warnings.push_back(line.name + " priced at the highest known rate: " +
@@ -293,7 +306,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   }
   c.total_cost = total;
   double extras = total - compute;
-  if (compute > 0 && extras > 0.25 * compute) {
+  if (describe && compute > 0 && extras > 0.25 * compute) {
     c.reasons.push_back(fmt::format("beyond compute the bill adds {} ({:.0f}% of compute)",
                                     Money(extras, cur), 100 * extras / compute));
   }
@@ -321,32 +334,46 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   } else if (o.budget && total > *o.budget) {
     c.rejection = fmt::format("over budget: {} > {}", Money(total, cur), Money(*o.budget, cur));
   }
-  ExplainCandidate(ctx, t, r, est, &c);
-  c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
+  if (describe) {
+    ExplainCandidate(ctx, t, r, est, &c);
+    c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
+  }
   return c;
+}
+
+// Replicas and hours priced for an estimate: a service's period, a fixed number of hours, or
+// the job's own duration.
+struct PricedRun {
+  int replicas = 1;
+  double hours = 0;
+};
+
+PricedRun RunOf(const RecommendContext& ctx, const Estimate& est) {
+  const Workload& w = ctx.workload;
+  const RecommendOptions& o = ctx.options;
+  PricedRun run;
+  if (est.serving) run.replicas = std::max(1, est.serving->replicas);
+  if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
+    run.replicas = static_cast<int>(std::ceil(w.streams / std::max(1.0, est.throughput)));
+  }
+  run.hours = ctx.priced_per_period() ? o.serving_hours : est.total_s / 3600;
+  if (o.fixed_hours) run.hours = *o.fixed_hours;
+  return run;
 }
 
 }  // namespace
 
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
                      const std::shared_ptr<const Estimate>& e, Recommendation* out) {
-  const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
-  const Estimate& est = *e;
-  int replicas = 1;
-  if (est.serving) replicas = std::max(1, est.serving->replicas);
-  if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
-    replicas = static_cast<int>(std::ceil(w.streams / std::max(1.0, est.throughput)));
-  }
-  double hours = ctx.priced_per_period() ? o.serving_hours : est.total_s / 3600;
-  if (o.fixed_hours) hours = *o.fixed_hours;
+  PricedRun run = RunOf(ctx, *e);
   for (const RegionPrice& r : t.regions) {
     if (!AnyOf(o.regions, r.region)) continue;
     bool priced = false;
     for (PricingMode mode : o.pricing) {
       if (!r.price(mode)) continue;
       priced = true;
-      Candidate c = Price(ctx, t, r, mode, nodes, replicas, hours, e);
+      Candidate c = Price(ctx, t, r, mode, nodes, run.replicas, run.hours, e, ctx.describe_all);
       if (c.feasible()) out->ranked.push_back(std::move(c));
       else out->rejected.push_back(std::move(c));
     }
@@ -356,6 +383,15 @@ void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nod
       AddRejection(out, t, &r, nodes, "price unknown (" + Join(modes, ", ") + ")", e);
     }
   }
+}
+
+void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
+  if (c->described || c->region == nullptr || !c->estimate) return;
+  PricedRun run = RunOf(ctx, *c->estimate);
+  bool pareto = c->pareto;
+  *c = Price(ctx, *c->instance, *c->region, c->mode, c->nodes, run.replicas, run.hours,
+             c->estimate, true);
+  c->pareto = pareto;
 }
 
 }  // namespace cloudfit

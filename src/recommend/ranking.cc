@@ -75,4 +75,15 @@ void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
   MarkParetoFront(&out->ranked);
 }
 
+void DescribeShown(const RecommendContext& ctx, Recommendation* out) {
+  const RecommendOptions& o = ctx.options;
+  for (size_t i = 0; i < out->ranked.size(); ++i) {
+    Candidate& c = out->ranked[i];
+    bool named = !o.describe_instances.empty() && AnyOf(o.describe_instances, c.instance->name);
+    if (o.top == 0 || i < o.top || c.pareto || named) {
+      DescribeCandidate(ctx, &c);
+    }
+  }
+}
+
 }  // namespace cloudfit

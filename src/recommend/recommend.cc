@@ -50,15 +50,17 @@ std::string_view ObjectiveName(Objective objective) {
 double Candidate::total_gpus() const { return instance->gpu_count * nodes * replicas; }
 
 Status Recommend(const Catalog& catalog, const Workload& workload, const RecommendOptions& options,
-                 Recommendation* out) {
+                 Recommendation* out, WorkloadEstimates* estimates) {
   *out = Recommendation();
   RecommendContext ctx(catalog, workload, options);
+  ctx.estimates = estimates;
   Status s = ValidateRecommendOptions(&ctx);
   if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
   if (!s.ok()) return s;
   ctx.today_days = TodayDays();
   EnumerateCandidates(&ctx, out);
   RankCandidates(ctx, out);
+  DescribeShown(ctx, out);
   ExplainRanking(ctx, out);
   ProposeServingAlternatives(ctx, out);
   AddRequestNotes(ctx, out);
@@ -74,6 +76,7 @@ Status RecommendOn(const Catalog& catalog, const Workload& workload,
   *out = Recommendation();
   RecommendContext ctx(catalog, workload, options);
   ctx.only_nodes = std::max(1, nodes);
+  ctx.describe_all = true;
   Status s = ValidateRecommendOptions(&ctx);
   if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
   if (!s.ok()) return s;

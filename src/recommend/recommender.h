@@ -32,6 +32,8 @@ struct RecommendContext {
   std::set<const Accelerator*> exclude_gpus;  // resolved --exclude-gpu
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
+  WorkloadEstimates* estimates = nullptr;  // kept across requests of this workload, or none
+  bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
 
@@ -65,6 +67,12 @@ void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice*
 // pricing.cc: one estimate priced in every region and pricing mode the options allow.
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
                      const std::shared_ptr<const Estimate>& e, Recommendation* out);
+
+// pricing.cc: a priced offer's reasons, warnings and bill wording, made from the same numbers
+// as its pricing; nothing when it has them already or was rejected before pricing.
+void DescribeCandidate(const RecommendContext& ctx, Candidate* c);
+// ranking.cc: describes the offers an answer shows (Candidate::described).
+void DescribeShown(const RecommendContext& ctx, Recommendation* out);
 
 // serving_plan.cc: a serving candidate's autoscaling policy and how its replicas were sized.
 void PlanServing(const RecommendContext& ctx, const Estimate& e, Candidate* c);

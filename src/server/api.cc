@@ -51,7 +51,7 @@ ApiResponse ApiError(int status, const std::string& message) {
   return {status, DumpJson(json{{"error", message}}), "application/json"};
 }
 
-ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
+ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body, EstimateCache* cache) {
   json request;
   ApiResponse error;
   if (!ParseBody(body, &request, &error)) return error;
@@ -61,7 +61,9 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body) {
   const Workload& w = decoded.workload;
   const RecommendOptions& o = decoded.options;
   Recommendation r;
-  if (s.ok()) s = Recommend(catalog, w, o, &r);
+  if (s.ok()) {
+    s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
+  }
   if (!s.ok()) return ApiError(400, s.message());
   json out = RecommendationToJson(w, o, r, o.top);
   // The page draws every feasible point; the ranked list stays at `top`.
@@ -258,7 +260,7 @@ std::string ExportFileName(const std::string& name, ExportFormat format) {
 
 }  // namespace
 
-ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
+ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateCache* cache) {
   json request;
   ApiResponse error;
   if (!ParseBody(body, &request, &error)) return error;
@@ -310,7 +312,9 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body) {
     const Workload& w = decoded.workload;
     const RecommendOptions& o = decoded.options;
     Recommendation r;
-    if (s.ok()) s = Recommend(catalog, w, o, &r);
+    if (s.ok()) {
+    s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
+  }
     if (!s.ok()) return ApiError(400, s.message());
     if (r.ranked.empty()) {
       return ApiError(400, "rank: nothing is feasible for this workload, so nothing to export");

@@ -17,15 +17,19 @@ struct ApiResponse {
   std::string content_type = "application/json";
 };
 
+class EstimateCache;
+
 using QueryParams = std::multimap<std::string, std::string>;
 
-ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body);
+ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body,
+                         EstimateCache* cache = nullptr);
 ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body);
 // A chosen machine as `cloudfit export` writes it: an offer of the recommendation for a
 // workload ({"format", "workload", "options", "rank"}) or a named instance ({"format",
 // "instance", "region", "pricing", "nodes", "replicas", "serving"}); answers
 // {"schema": "cloudfit.export/v1", "format", "filename", "text"}.
-ApiResponse ApiExport(const Catalog& catalog, const std::string& body);
+ApiResponse ApiExport(const Catalog& catalog, const std::string& body,
+                      EstimateCache* cache = nullptr);
 ApiResponse ApiGpus(const Catalog& catalog);
 ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params);
 ApiResponse ApiModels(const Catalog& catalog);

@@ -137,11 +137,11 @@ HttpResponse ApiApplication::Handle(const HttpRequest& request, const HttpRouteM
       return FromApi(ApiInstances(catalog_, QueryParams(pairs.begin(), pairs.end())));
     }
     case Handler::kRecommend:
-      return FromApi(ApiRecommend(catalog_, request.body));
+      return FromApi(ApiRecommend(catalog_, request.body, &estimates_));
     case Handler::kEstimate:
       return FromApi(ApiEstimate(catalog_, request.body));
     case Handler::kExport:
-      return FromApi(ApiExport(catalog_, request.body));
+      return FromApi(ApiExport(catalog_, request.body, &estimates_));
   }
   return Error(500, "internal error: no such handler");
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cloudfit/catalog.h"
+#include "cloudfit/recommend.h"
 #include "server/http_server.h"
 #include "server/metrics.h"
 
@@ -37,6 +38,8 @@ class ApiApplication : public HttpApplication {
   // Handle runs it on the I/O thread only.
   int catalog_day_ = -1;
   std::shared_ptr<const std::string> catalog_body_;
+  // Estimates of recently recommended workloads, shared by the workers (it locks).
+  EstimateCache estimates_;
 };
 
 }  // namespace cloudfit

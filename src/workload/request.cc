@@ -312,6 +312,9 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
   }
   Status s = DecodeWorkload(catalog, workload, workload_path, &out->workload);
   if (s.ok() && !calibration.is_null()) s = DecodeCalibration(catalog, calibration, &out->workload);
+  // nlohmann::json keeps an object's keys sorted, so the dump is canonical; the workload is
+  // decoded from these two values and the catalog alone.
+  if (s.ok()) out->workload_key = DumpJson(workload) + '\n' + DumpJson(calibration);
   std::set<std::string> given;
   for (auto it = options.begin(); s.ok() && it != options.end(); ++it) {
     s = SetOption(options_path, it.key(), it.value(), &out->options, &given);
