@@ -294,9 +294,9 @@ Status Catalog::Convert(double amount, std::string_view from, std::string_view t
                         double* out) const {
   const CurrencyRate* source = FindCurrency(from);
   const CurrencyRate* target = FindCurrency(to);
-  std::vector<std::string> known;
-  for (const CurrencyRate& c : currencies_) known.push_back(c.currency);
   if (source == nullptr || target == nullptr) {
+    std::vector<std::string> known;
+    for (const CurrencyRate& c : currencies_) known.push_back(c.currency);
     return Status::InvalidArgument(fmt::format("currency: '{}' has no rate; known: {}",
                                                Shown(source == nullptr ? from : to),
                                                Join(known, ", ")));

@@ -51,28 +51,29 @@ double Usd(const Catalog& catalog, double usd, const std::string& currency) {
 std::string Gb(double bytes) { return FormatNumber(bytes / kGB, bytes < 10 * kGB ? 2 : 0) + " GB"; }
 
 // Bytes of the data set kept in storage during the job, and how that was found.
+// `how` may be null: the amount alone.
 double DatasetBytes(const Workload& w, std::string* how) {
   if (w.data_gb > 0) {
-    *how = fmt::format("data set {} (data_gb)", Gb(w.data_gb * kGB));
+    if (how) *how = fmt::format("data set {} (data_gb)", Gb(w.data_gb * kGB));
     return w.data_gb * kGB;
   }
   if (w.is_training() && w.tokens > 0 && w.is_llm_like()) {
     double unique = w.epochs > 0 ? w.tokens / w.epochs : w.tokens;
     double per_token = w.model.vocab > 65536 ? 4 : 2;
-    *how = fmt::format("data set of {} tokens x {:.0f} bytes (token ids; give data_gb)",
+    if (how) *how = fmt::format("data set of {} tokens x {:.0f} bytes (token ids; give data_gb)",
                        FormatNumber(unique, 0), per_token);
     return unique * per_token;
   }
   if (w.is_training() && w.dataset_samples > 0 && w.data_type == DataType::kImage) {
-    *how = fmt::format("{} images x 110 KB (ImageNet's average JPEG; give data_gb)",
+    if (how) *how = fmt::format("{} images x 110 KB (ImageNet's average JPEG; give data_gb)",
                        FormatNumber(w.dataset_samples, 0));
     return w.dataset_samples * kBytesPerImage;
   }
   if (w.kind == WorkloadKind::kRender) {
-    *how = fmt::format("scene {:.1f} GiB", w.scene_memory_gib);
+    if (how) *how = fmt::format("scene {:.1f} GiB", w.scene_memory_gib);
     return w.scene_memory_gib * 1024.0 * 1024 * 1024;
   }
-  *how = "no data set size (give data_gb)";
+  if (how) *how = "no data set size (give data_gb)";
   return 0;
 }
 
@@ -145,7 +146,7 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
                  const JobBillInput& in) {
   CostLine line{"storage", 0.0, "", ""};
   std::string how;
-  double bytes = DatasetBytes(w, &how);
+  double bytes = DatasetBytes(w, in.with_text ? &how : nullptr);
   double checkpoints = in.checkpoint_bytes * w.checkpoints_kept;
   if (checkpoints > 0 && in.with_text) {
     how += fmt::format(" + {} checkpoints x {}", w.checkpoints_kept, Gb(in.checkpoint_bytes));
@@ -321,6 +322,7 @@ std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs
                                    const Workload& w, const JobBillInput& in,
                                    const std::vector<std::string>& excluded) {
   std::vector<CostLine> lines;
+  lines.reserve(5);
   if (!Excluded(excluded, "egress")) lines.push_back(Egress(catalog, costs, w, in));
   if (!Excluded(excluded, "storage")) lines.push_back(Storage(catalog, costs, w, in));
   if (!Excluded(excluded, "startup")) lines.push_back(Startup(in));

@@ -33,11 +33,13 @@ double DalyInterval(double c, double m) {
 
 }  // namespace
 
-SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const InstanceType& t) {
+SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const InstanceType& t,
+                         bool with_basis) {
   SpotHazard h;
   if (const SpotRate* rate = costs.FindSpotRate(t.provider, t)) {
     h.interruptions_per_month = rate->interruptions_per_month;
     h.assumed = rate->assumed;
+    if (!with_basis) return h;
     std::string what = rate->gpu == "*gpu" ? "GPU types" : rate->gpu == "*cpu" ? "CPU types"
                                                                              : rate->gpu;
     h.basis = fmt::format("{} {} {}{} (data/costs/spot_rates.csv{})", t.provider, what,
@@ -49,12 +51,14 @@ SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const In
   const SpotProfile* profile = catalog.FindSpotProfile(t.provider);
   if (profile != nullptr && profile->interruptions_per_month) {
     h.interruptions_per_month = *profile->interruptions_per_month;
+    if (!with_basis) return h;
     h.basis = fmt::format("{} all types {}%/month (data/spot.csv)", t.provider,
                           FormatNumber(100 * h.interruptions_per_month, 0));
     return h;
   }
   h.interruptions_per_month = kAssumedInterruptionsPerMonth;
   h.assumed = true;
+  if (!with_basis) return h;
   h.basis = fmt::format("{} publishes no rate: {}%/month assumed (AWS's top band)", t.provider,
                         FormatNumber(100 * kAssumedInterruptionsPerMonth, 0));
   return h;

@@ -34,7 +34,8 @@ struct SpotHazard {
 // The spot interruption rate of one instance of `t`: the GPU class's row of
 // data/costs/spot_rates.csv, else the provider's fallback row, else data/spot.csv's provider
 // figure, else the assumed rate.
-SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const InstanceType& t);
+SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const InstanceType& t,
+                         bool with_basis = true);
 
 struct RiskInput {
   double hazard_per_hour = 0;      // interruptions per hour that stop the job

@@ -94,7 +94,8 @@ bool Excluded(const RecommendOptions& o, const std::string& line) {
 // The risk of a job run: spot interruptions (spot mode) and GPU failures (every mode). Nodes of
 // a synchronous job (training) stop together; independent ones (frames, files) do not.
 JobRisk RiskOf(const RecommendContext& ctx, const InstanceType& t, const Estimate& est,
-               PricingMode mode, int nodes, double job_hours, double startup_hours) {
+               PricingMode mode, int nodes, double job_hours, double startup_hours,
+               bool describe) {
   const Workload& w = ctx.workload;
   bool synchronous = w.is_training();
   double stopping_nodes = synchronous ? nodes : 1;
@@ -107,7 +108,7 @@ JobRisk RiskOf(const RecommendContext& ctx, const InstanceType& t, const Estimat
   in.relaunch_hours = startup_hours;
   SpotHazard spot;
   if (mode == PricingMode::kSpot) {
-    spot = SpotHazardFor(ctx.catalog, ctx.costs, t);
+    spot = SpotHazardFor(ctx.catalog, ctx.costs, t, describe);
     const SpotProfile* profile = ctx.catalog.FindSpotProfile(t.provider);
     double wait = profile && profile->restart_minutes ? *profile->restart_minutes
                                                       : kAssumedCapacityWaitMinutes;
@@ -222,6 +223,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   c.replicas = replicas;
   c.estimate = e;
   c.described = describe;
+  c.costs.reserve(6);  // compute and the five optional lines
   double unit_price = 0;
   ctx.catalog.Convert(*r.price(mode), r.currency, o.currency, &unit_price).ok();
   double fleet = unit_price * nodes * replicas;
@@ -235,7 +237,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   double expected_starts = 1;
   std::vector<std::string> later_warnings;
   if (!ctx.priced_per_period() && !o.fixed_hours) {
-    JobRisk risk = RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours);
+    JobRisk risk = RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours, describe);
     compute_hours = base_hours * (1 + risk.overhead_fraction);
     expected_starts += risk.expected_interruptions;
     if (describe) ExplainRisk(risk, mode, base_hours, &c, &later_warnings);

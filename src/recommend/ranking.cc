@@ -63,14 +63,23 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 
 void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
   Objective objective = ctx.options.objective;
-  std::stable_sort(out->ranked.begin(), out->ranked.end(),
-                   [&](const Candidate& a, const Candidate& b) {
-                     double sa = Score(objective, a), sb = Score(objective, b);
-                     if (sa != sb) return sa < sb;
-                     if (a.hours != b.hours) return a.hours < b.hours;
-                     return std::tie(a.instance->provider, a.instance->name, a.region->region) <
-                            std::tie(b.instance->provider, b.instance->name, b.region->region);
-                   });
+  // Candidates are large: sort their places, then move each once.
+  std::vector<Candidate>& v = out->ranked;
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t ia, size_t ib) {
+    const Candidate& a = v[ia];
+    const Candidate& b = v[ib];
+    double sa = Score(objective, a), sb = Score(objective, b);
+    if (sa != sb) return sa < sb;
+    if (a.hours != b.hours) return a.hours < b.hours;
+    return std::tie(a.instance->provider, a.instance->name, a.region->region) <
+           std::tie(b.instance->provider, b.instance->name, b.region->region);
+  });
+  std::vector<Candidate> sorted;
+  sorted.reserve(v.size());
+  for (size_t i : order) sorted.push_back(std::move(v[i]));
+  v = std::move(sorted);
   if (!ctx.options.all_regions) FoldRegions(out);
   MarkParetoFront(&out->ranked);
 }
