@@ -378,3 +378,79 @@ TEST(RecommendTest, HintsOfWhatWouldFitMakeSomethingFeasibleWhenApplied) {
 
 }  // namespace
 }  // namespace cloudfit
+
+namespace cloudfit {
+namespace {
+
+Workload Finalized(const Fields& fields) {
+  Workload w;
+  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+  EXPECT_TRUE(FinalizeWorkload(testing::BuiltInCatalog(), &w).ok());
+  return w;
+}
+
+TEST(EstimateCacheTest, AReusedEstimateGivesTheSameAnswer) {
+  Workload w = Finalized({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}});
+  RecommendOptions o;
+  o.top = 3;
+  Recommendation fresh, first, reused;
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &fresh).ok());
+  EstimateCache cache;
+  std::shared_ptr<WorkloadEstimates> estimates = cache.For("lora 8B");
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &first, estimates.get()).ok());
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &reused, estimates.get()).ok());
+  // The second answer's estimates are the very objects the first made.
+  ASSERT_FALSE(reused.ranked.empty());
+  EXPECT_EQ(first.ranked.front().estimate.get(), reused.ranked.front().estimate.get());
+  std::string expected = RecommendationToJson(w, o, fresh, o.top).dump();
+  EXPECT_EQ(RecommendationToJson(w, o, first, o.top).dump(), expected);
+  EXPECT_EQ(RecommendationToJson(w, o, reused, o.top).dump(), expected);
+}
+
+TEST(EstimateCacheTest, HoldsAtMostItsWorkloadsAndDropsTheLeastRecentlyUsed) {
+  EstimateCache cache(2);
+  std::shared_ptr<WorkloadEstimates> a = cache.For("a");
+  std::shared_ptr<WorkloadEstimates> b = cache.For("b");
+  EXPECT_EQ(cache.For("a"), a);  // a is now the most recent
+  std::shared_ptr<WorkloadEstimates> c = cache.For("c");  // drops b
+  EXPECT_EQ(cache.For("a"), a);
+  EXPECT_EQ(cache.For("c"), c);
+  EXPECT_NE(cache.For("b"), b) << "b was dropped, so it comes back empty";
+}
+
+TEST(EstimateCacheTest, KeepsFailuresWithTheirReason) {
+  WorkloadEstimates estimates;
+  const InstanceType& t = testing::BuiltInCatalog().instances().front();
+  WorkloadEstimates::Entry entry;
+  EXPECT_FALSE(estimates.Find(&t, 1, &entry));
+  estimates.Insert(&t, 1, {Status::InvalidArgument("cannot split"), nullptr});
+  ASSERT_TRUE(estimates.Find(&t, 1, &entry));
+  EXPECT_EQ(entry.status.message(), "cannot split");
+  EXPECT_FALSE(estimates.Find(&t, 2, &entry)) << "node counts are estimated apart";
+}
+
+TEST(RecommendTest, OnlyTheOffersShownAreDescribed) {
+  RecommendOptions o;
+  o.top = 2;
+  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"},
+                                  {"dataset_samples", "1281167"}},
+                                 o);
+  ASSERT_GT(r.ranked.size(), 10u);
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    const Candidate& c = r.ranked[i];
+    bool shown = i < o.top || c.pareto;
+    EXPECT_EQ(c.described, shown) << i << " " << c.instance->name;
+    if (shown) {
+      EXPECT_FALSE(c.reasons.empty()) << c.instance->name;
+    } else {
+      EXPECT_TRUE(c.costs.front().detail.empty()) << c.instance->name;
+    }
+    // Words or not, the numbers are the same: the bill adds up.
+    double sum = 0;
+    for (const CostLine& line : c.costs) sum += line.amount.value_or(0);
+    EXPECT_NEAR(sum, *c.total_cost, 1e-9 * sum) << c.instance->name;
+  }
+}
+
+}  // namespace
+}  // namespace cloudfit
