@@ -1,5 +1,6 @@
 // Speed of recommend: one recommendation over the built-in catalog, and over the built-in
-// catalog merged with every SkyPilot file in ../shared/catalogs (when present).
+// catalog merged with every SkyPilot file in ../shared/catalogs (when present), and a workload
+// whose estimates are kept from an earlier request.
 // Run: build/bench/recommend_perftest; batch mode: bench/recommend_batch.sh.
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +45,25 @@ void BM_RecommendBuiltIn(benchmark::State& state) {
   RunRecommend(state, catalog);
 }
 BENCHMARK(BM_RecommendBuiltIn)->Unit(benchmark::kMillisecond);
+
+// A workload recommended on before (a batch or a server repeating it): its estimates are kept,
+// so this is the cost of pricing, ranking and describing the offers shown.
+void BM_RecommendRepeatedWorkload(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
+  Workload w = LoraWorkload(catalog);
+  RecommendOptions o;
+  WorkloadEstimates estimates;
+  Recommendation warm;
+  Recommend(catalog, w, o, &warm, &estimates);
+  for (auto _ : state) {
+    Recommendation r;
+    Status s = Recommend(catalog, w, o, &r, &estimates);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    benchmark::DoNotOptimize(r.ranked.size());
+  }
+}
+BENCHMARK(BM_RecommendRepeatedWorkload)->Unit(benchmark::kMicrosecond);
 
 void BM_RecommendBuiltInPlusSharedImports(benchmark::State& state) {
   namespace fs = std::filesystem;
