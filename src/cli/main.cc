@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/vocabulary.h"
+#include "util/allocator.h"
 #include "util/strings.h"
 
 namespace {
@@ -16,6 +17,7 @@ constexpr const char* kVersion = "0.1.0";
 
 int Run(int argc, char** argv) {
   using namespace cloudfit::cli;
+  cloudfit::KeepFreedMemory();
   CLI::App app{"cloudfit: which cloud instance to rent for a job, how long it takes, what it "
                "costs, and why.",
                "cloudfit"};
