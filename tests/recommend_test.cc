@@ -197,6 +197,25 @@ TEST(RecommendTest, SpotWinsOnlyWhereCheckpointingIsCheap) {
   double daly = std::sqrt(2 * c * m) * (1 + std::sqrt(c / (2 * m)) / 3 + c / (18 * m)) - c;
   EXPECT_NEAR(risk.checkpoint_interval_hours, daly, 1e-9 * daly);
   EXPECT_LT(risk.checkpoint_interval_hours, std::sqrt(2 * c * m)) << "C is not small beside M";
+  // Offers not shown carry numbers only; asking about the type (--why-not) gives the bill.
+  EXPECT_FALSE(spot->described);
+  EXPECT_TRUE(spot->costs.empty());
+  RecommendOptions why_not = o;
+  why_not.describe_instances = {spot->instance->name};
+  Recommendation described = Recommended(job, why_not);
+  const Candidate* same = nullptr;
+  for (const Candidate& c : described.rejected) {
+    if (c.instance == spot->instance && c.region == spot->region && c.mode == spot->mode &&
+        c.nodes == spot->nodes) {
+      same = &c;
+    }
+  }
+  ASSERT_NE(same, nullptr);
+  EXPECT_TRUE(same->described);
+  EXPECT_EQ(*same->total_cost, *spot->total_cost) << "words change no number";
+  EXPECT_EQ(same->hours, spot->hours);
+  EXPECT_EQ(same->rejection, spot->rejection);
+  spot = same;
   double base = spot->estimate->total_s / 3600;
   double compute_hours = base * (1 + risk.overhead_fraction);
   ASSERT_FALSE(spot->costs.empty());
@@ -442,14 +461,35 @@ TEST(RecommendTest, OnlyTheOffersShownAreDescribed) {
     EXPECT_EQ(c.described, shown) << i << " " << c.instance->name;
     if (shown) {
       EXPECT_FALSE(c.reasons.empty()) << c.instance->name;
+      ASSERT_FALSE(c.costs.empty()) << c.instance->name;
+      EXPECT_FALSE(c.costs.front().detail.empty()) << c.instance->name;
+      // The bill adds up to the total the ranking used.
+      double sum = 0;
+      for (const CostLine& line : c.costs) sum += line.amount.value_or(0);
+      EXPECT_NEAR(sum, *c.total_cost, 1e-9 * sum) << c.instance->name;
     } else {
-      EXPECT_TRUE(c.costs.front().detail.empty()) << c.instance->name;
+      EXPECT_TRUE(c.reasons.empty()) << c.instance->name;
+      EXPECT_TRUE(c.costs.empty()) << c.instance->name;
     }
-    // Words or not, the numbers are the same: the bill adds up.
-    double sum = 0;
-    for (const CostLine& line : c.costs) sum += line.amount.value_or(0);
-    EXPECT_NEAR(sum, *c.total_cost, 1e-9 * sum) << c.instance->name;
   }
+  // Words or not, the numbers are the same: an offer not shown, described on request, keeps its
+  // total, hours and price to the last bit.
+  const Candidate& hidden = r.ranked.back();
+  ASSERT_FALSE(hidden.described);
+  RecommendOptions why_not = o;
+  why_not.describe_instances = {hidden.instance->name};
+  Recommendation described = Recommended({{"kind", "train"}, {"model", "ResNet-50"},
+                                          {"epochs", "1"}, {"dataset_samples", "1281167"}},
+                                         why_not);
+  ASSERT_EQ(described.ranked.size(), r.ranked.size());
+  const Candidate& same = described.ranked.back();
+  ASSERT_EQ(same.instance, hidden.instance);
+  EXPECT_TRUE(same.described);
+  EXPECT_FALSE(same.costs.empty());
+  EXPECT_EQ(*same.total_cost, *hidden.total_cost);
+  EXPECT_EQ(same.hours, hidden.hours);
+  EXPECT_EQ(*same.price_per_hour, *hidden.price_per_hour);
+  EXPECT_EQ(same.cost_per_unit, hidden.cost_per_unit);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #ifndef CLOUDFIT_COST_H_
 #define CLOUDFIT_COST_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,6 +147,11 @@ std::string MissingLicence(const CostData& costs, const Workload& w, const Insta
 std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs,
                                    const Workload& w, const JobBillInput& in,
                                    const std::vector<std::string>& excluded);
+// The same lines handed to `visit` one at a time, in bill order, without a list: for callers
+// that price thousands of offers and only add the amounts up.
+void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Workload& w,
+                        const JobBillInput& in, const std::vector<std::string>& excluded,
+                        const std::function<void(CostLine&&)>& visit);
 
 }  // namespace cloudfit
 

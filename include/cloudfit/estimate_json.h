@@ -12,6 +12,9 @@ namespace cloudfit {
 // The workload's assumptions (defaults it did not give) as [{field, value, why}].
 nlohmann::json AssumptionsToJson(const Workload& w);
 nlohmann::json EstimateToJson(const Workload& workload, const Estimate& estimate);
+// The estimate's memory and time breakdowns, as EstimateToJson writes them.
+nlohmann::json MemoryToJson(const MemoryBreakdown& memory);
+nlohmann::json TimeToJson(const TimeBreakdown& time);
 
 }  // namespace cloudfit
 

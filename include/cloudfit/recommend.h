@@ -48,7 +48,8 @@ struct RecommendOptions {
   // (the same type in 17 regions at one price tells a user nothing new).
   bool all_regions = false;
   size_t top = 10;  // candidates listed in the answer (0 = all)
-  // Instance types whose every ranked offer is described (--why-not), beyond the first `top`.
+  // Instance types whose every priced offer, ranked or rejected, is described (--why-not),
+  // beyond the first `top`.
   std::vector<std::string> describe_instances;
   // Cost lines left out of the bill: egress, storage, startup, billing, licences.
   std::vector<std::string> excluded_costs;
@@ -107,16 +108,17 @@ struct Candidate {
   std::string unit;  // "1M tokens", "epoch", "1k images", "frame", "GB", ...
   std::optional<JobRisk> spot;  // spot candidates: the risk priced into hours and cost
   std::optional<JobRisk> risk;  // every job candidate: interruptions of any kind
-  std::vector<CostLine> costs;  // the bill, line by line; total_cost is the sum of known lines
+  std::vector<CostLine> costs;  // the bill when `described`; total_cost is the sum of known lines
   std::optional<AutoscalingPolicy> autoscaling;
   std::optional<double> break_even_utilisation;  // reserved: share of the term worth paying for
   std::string rejection;  // empty when feasible
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;
   bool pareto = false;
-  // Whether reasons, warnings and the bill's details and sources were made. Recommend makes
-  // them for the offers an answer shows: the first `top` ranked, the Pareto front and every
-  // ranked offer of `describe_instances`; the rest carry numbers and, if rejected, why.
+  // Whether reasons, warnings and the bill (`costs`, line by line with details and sources)
+  // were made. Recommend makes them for the offers an answer shows: the first `top` ranked, the
+  // Pareto front and every priced offer of `describe_instances`; the rest carry their numbers
+  // (hours, price, total, cost per unit, risk) and, if rejected, why.
   bool described = false;
 
   bool feasible() const { return rejection.empty(); }
@@ -155,8 +157,13 @@ class WorkloadEstimates {
   void Insert(const InstanceType* type, int nodes, Entry entry);
 
  private:
+  struct KeyHash {
+    size_t operator()(const std::pair<const InstanceType*, int>& k) const {
+      return std::hash<const void*>()(k.first) ^ (static_cast<size_t>(k.second) << 24);
+    }
+  };
   mutable std::mutex mutex_;
-  std::map<std::pair<const InstanceType*, int>, Entry> entries_;
+  std::unordered_map<std::pair<const InstanceType*, int>, Entry, KeyHash> entries_;
 };
 
 // WorkloadEstimates of the workloads recommended on recently, for a JSON Lines batch or a

@@ -282,6 +282,11 @@ Status Catalog::FindInstance(std::string_view name, const InstanceType** out) co
 }
 
 const CurrencyRate* Catalog::FindCurrency(std::string_view code) const {
+  // Codes are stored upper case and usually asked for that way: look for the exact code first,
+  // without a copy (the recommender converts thousands of prices per request).
+  for (const CurrencyRate& c : currencies_) {
+    if (c.currency == code) return &c;
+  }
   std::string upper(Trim(code));
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   for (const CurrencyRate& c : currencies_) {

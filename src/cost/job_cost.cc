@@ -2,6 +2,7 @@
 // licences, each with the quantities and the priced row behind it.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -318,16 +319,23 @@ double StreamMbps(const CostData& costs, const Workload& w) {
   return b->mbps_1080p60 * pixel_rate;
 }
 
+void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Workload& w,
+                        const JobBillInput& in, const std::vector<std::string>& excluded,
+                        const std::function<void(CostLine&&)>& visit) {
+  if (!Excluded(excluded, "egress")) visit(Egress(catalog, costs, w, in));
+  if (!Excluded(excluded, "storage")) visit(Storage(catalog, costs, w, in));
+  if (!Excluded(excluded, "startup")) visit(Startup(in));
+  if (!Excluded(excluded, "billing")) visit(Billing(costs, in));
+  if (!Excluded(excluded, "licences")) visit(Licences(catalog, costs, w, in));
+}
+
 std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs,
                                    const Workload& w, const JobBillInput& in,
                                    const std::vector<std::string>& excluded) {
   std::vector<CostLine> lines;
   lines.reserve(5);
-  if (!Excluded(excluded, "egress")) lines.push_back(Egress(catalog, costs, w, in));
-  if (!Excluded(excluded, "storage")) lines.push_back(Storage(catalog, costs, w, in));
-  if (!Excluded(excluded, "startup")) lines.push_back(Startup(in));
-  if (!Excluded(excluded, "billing")) lines.push_back(Billing(costs, in));
-  if (!Excluded(excluded, "licences")) lines.push_back(Licences(catalog, costs, w, in));
+  ForEachJobCostLine(catalog, costs, w, in, excluded,
+                     [&](CostLine&& line) { lines.push_back(std::move(line)); });
   return lines;
 }
 

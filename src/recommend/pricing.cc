@@ -187,8 +187,7 @@ void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMod
   double term = (mode == PricingMode::kReserved1y ? 1 : 3) * kHoursPerYear;
   *cost = fleet * std::max(hours, term);
   if (auto od = r.price(PricingMode::kOnDemand)) {
-    double od_fleet = 0;
-    ctx.catalog.Convert(*od, r.currency, ctx.options.currency, &od_fleet).ok();
+    double od_fleet = ctx.ToRequestCurrency(*od, r.currency);
     c->break_even_utilisation = unit_price / od_fleet;
     if (describe) c->reasons.push_back(fmt::format(
         "{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
@@ -206,38 +205,94 @@ double Sessions(const Workload& w) {
   return w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad ? w.streams : 0;
 }
 
+// Replicas and hours priced for an estimate: a service's period, a fixed number of hours, or
+// the job's own duration.
+struct PricedRun {
+  int replicas = 1;
+  double hours = 0;
+};
+
+PricedRun RunOf(const RecommendContext& ctx, const Estimate& est) {
+  const Workload& w = ctx.workload;
+  const RecommendOptions& o = ctx.options;
+  PricedRun run;
+  if (est.serving) run.replicas = std::max(1, est.serving->replicas);
+  if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
+    run.replicas = static_cast<int>(std::ceil(w.streams / std::max(1.0, est.throughput)));
+  }
+  run.hours = ctx.priced_per_period() ? o.serving_hours : est.total_s / 3600;
+  if (o.fixed_hours) run.hours = *o.fixed_hours;
+  return run;
+}
+
+// What the offers of one estimate (an instance type at a node count) have in common, worked out
+// once rather than for every region and pricing mode.
+struct OfferBasis {
+  OfferBasis(const RecommendContext& ctx, const InstanceType& type, int node_count,
+             const std::shared_ptr<const Estimate>& e)
+      : t(type), nodes(node_count), estimate(e), run(RunOf(ctx, *e)) {
+    const Workload& w = ctx.workload;
+    if (!Excluded(ctx.options, "startup")) startup = EstimateStartup(w, t);
+    startup_hours = startup.total_s() / 3600;
+    checkpoint_bytes = CheckpointBytes(w, *e);
+    units = UnitsOf(w, *e);
+    missing_licence = MissingLicence(ctx.costs, w, t);
+  }
+
+  // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
+  // but spot.
+  const JobRisk& Risk(const RecommendContext& ctx, PricingMode mode) {
+    std::optional<JobRisk>& r = mode == PricingMode::kSpot ? spot_risk : other_risk;
+    if (!r) r = RiskOf(ctx, t, *estimate, mode, nodes, run.hours, startup_hours, false);
+    return *r;
+  }
+
+  const InstanceType& t;
+  int nodes;
+  std::shared_ptr<const Estimate> estimate;
+  PricedRun run;
+  StartupTime startup;
+  double startup_hours = 0;
+  double checkpoint_bytes = 0;
+  WorkUnits units;
+  std::string missing_licence;
+  std::optional<JobRisk> spot_risk, other_risk;
+};
+
 // One offer priced. Without `describe`, only its numbers and, when it is rejected, why: the
 // reasons, warnings and the bill's wording are made for the offers shown (DescribeCandidate),
 // from the same numbers.
-Candidate Price(const RecommendContext& ctx, const InstanceType& t, const RegionPrice& r,
-                PricingMode mode, int nodes, int replicas, double base_hours,
-                const std::shared_ptr<const Estimate>& e, bool describe) {
+Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPrice& r,
+                PricingMode mode, bool describe) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
-  const Estimate& est = *e;
+  const InstanceType& t = basis->t;
+  const Estimate& est = *basis->estimate;
+  const int nodes = basis->nodes;
+  const int replicas = basis->run.replicas;
+  const double base_hours = basis->run.hours;
   Candidate c;
   c.instance = &t;
   c.region = &r;
   c.mode = mode;
   c.nodes = nodes;
   c.replicas = replicas;
-  c.estimate = e;
+  c.estimate = basis->estimate;
   c.described = describe;
-  c.costs.reserve(6);  // compute and the five optional lines
-  double unit_price = 0;
-  ctx.catalog.Convert(*r.price(mode), r.currency, o.currency, &unit_price).ok();
+  double unit_price = ctx.ToRequestCurrency(*r.price(mode), r.currency);
   double fleet = unit_price * nodes * replicas;
   c.price_per_hour = fleet;
   const std::string& cur = o.currency;
-  StartupTime startup = EstimateStartup(w, t);
-  if (Excluded(o, "startup")) startup = StartupTime();
-  double startup_hours = startup.total_s() / 3600;
+  const StartupTime& startup = basis->startup;
+  double startup_hours = basis->startup_hours;
   // Interruptions stretch a job; a service or a fixed number of hours is priced as asked.
   double compute_hours = base_hours;
   double expected_starts = 1;
   std::vector<std::string> later_warnings;
   if (!ctx.priced_per_period() && !o.fixed_hours) {
-    JobRisk risk = RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours, describe);
+    JobRisk risk = describe ? RiskOf(ctx, t, est, mode, nodes, base_hours,
+                                     startup_hours, true)
+                            : basis->Risk(ctx, mode);
     compute_hours = base_hours * (1 + risk.overhead_fraction);
     expected_starts += risk.expected_interruptions;
     if (describe) ExplainRisk(risk, mode, base_hours, &c, &later_warnings);
@@ -272,10 +327,6 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, describe, &c, &compute);
     if (describe) compute_detail += ", whole term";
   }
-  c.costs.push_back({"compute", compute, compute_detail,
-                     describe ? fmt::format("{} {} {} ({})", t.provider, r.region,
-                                            PricingModeName(mode), r.source)
-                              : std::string()});
   JobBillInput bill;
   bill.instance = &t;
   bill.mode = mode;
@@ -284,27 +335,33 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   bill.node_price_per_hour = unit_price;
   bill.hours = compute_hours;
   bill.starts = expected_starts;
-  bill.checkpoint_bytes = CheckpointBytes(w, est);
+  bill.checkpoint_bytes = basis->checkpoint_bytes;
   bill.sessions = Sessions(w);
   bill.startup = startup;
   bill.currency = cur;
   bill.with_text = describe;
-  for (CostLine& line : JobCostLines(ctx.catalog, ctx.costs, w, bill, o.excluded_costs)) {
-    c.costs.push_back(std::move(line));
-  }
-  double total = 0;
-  for (const CostLine& line : c.costs) {
-    if (!describe) {
-      total += line.amount.value_or(0);
-    } else if (line.amount) {
-      total += *line.amount;
-      if (line.detail.find(": assumed, ") != std::string::npos) {
-        c.warnings.push_back(line.name + " priced at the highest known rate: " +
-                             line.detail.substr(line.detail.find(": assumed, ") + 11));
+  // The total adds the lines in bill order, compute first, whether or not they are kept.
+  double total = compute;
+  if (describe) {
+    c.costs.reserve(6);  // compute and the five optional lines
+    c.costs.push_back({"compute", compute, compute_detail,
+                       fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode),
+                                   r.source)});
+    ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs, [&](CostLine&& line) {
+      if (line.amount) {
+        total += *line.amount;
+        if (line.detail.find(": assumed, ") != std::string::npos) {
+          c.warnings.push_back(line.name + " priced at the highest known rate: " +
+                               line.detail.substr(line.detail.find(": assumed, ") + 11));
+        }
+      } else {
+        c.warnings.push_back(fmt::format("{} not in the total: {}", line.name, line.detail));
       }
-    } else {
-      c.warnings.push_back(fmt::format("{} not in the total: {}", line.name, line.detail));
-    }
+      c.costs.push_back(std::move(line));
+    });
+  } else {
+    ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs,
+                       [&](CostLine&& line) { total += line.amount.value_or(0); });
   }
   c.total_cost = total;
   double extras = total - compute;
@@ -312,7 +369,7 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     c.reasons.push_back(fmt::format("beyond compute the bill adds {} ({:.0f}% of compute)",
                                     Money(extras, cur), 100 * extras / compute));
   }
-  WorkUnits u = UnitsOf(w, est);
+  const WorkUnits& u = basis->units;
   c.unit = u.unit;
   if (u.per_hour > 0) {
     // The estimate's throughput is already that of all the nodes; interruptions stretch the
@@ -320,10 +377,10 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
     double units = u.per_hour * base_hours;
     if (units > 0) c.cost_per_unit = total / units;
   }
-  PlanServing(ctx, est, &c);
+  PlanServing(ctx, est, describe, &c);
   // Constraints.
-  if (std::string missing = MissingLicence(ctx.costs, w, t); !missing.empty()) {
-    c.rejection = missing;
+  if (!basis->missing_licence.empty()) {
+    c.rejection = basis->missing_licence;
   } else if (mode == PricingMode::kSpot && w.is_training() && nodes > o.max_spot_nodes) {
     c.rejection = fmt::format(
         "spot for a tightly coupled job on {} nodes: every reclaim stops all of them and {} spot "
@@ -343,39 +400,19 @@ Candidate Price(const RecommendContext& ctx, const InstanceType& t, const Region
   return c;
 }
 
-// Replicas and hours priced for an estimate: a service's period, a fixed number of hours, or
-// the job's own duration.
-struct PricedRun {
-  int replicas = 1;
-  double hours = 0;
-};
-
-PricedRun RunOf(const RecommendContext& ctx, const Estimate& est) {
-  const Workload& w = ctx.workload;
-  const RecommendOptions& o = ctx.options;
-  PricedRun run;
-  if (est.serving) run.replicas = std::max(1, est.serving->replicas);
-  if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
-    run.replicas = static_cast<int>(std::ceil(w.streams / std::max(1.0, est.throughput)));
-  }
-  run.hours = ctx.priced_per_period() ? o.serving_hours : est.total_s / 3600;
-  if (o.fixed_hours) run.hours = *o.fixed_hours;
-  return run;
-}
-
 }  // namespace
 
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
                      const std::shared_ptr<const Estimate>& e, Recommendation* out) {
   const RecommendOptions& o = ctx.options;
-  PricedRun run = RunOf(ctx, *e);
+  OfferBasis basis(ctx, t, nodes, e);
   for (const RegionPrice& r : t.regions) {
     if (!AnyOf(o.regions, r.region)) continue;
     bool priced = false;
     for (PricingMode mode : o.pricing) {
       if (!r.price(mode)) continue;
       priced = true;
-      Candidate c = Price(ctx, t, r, mode, nodes, run.replicas, run.hours, e, ctx.describe_all);
+      Candidate c = Price(ctx, &basis, r, mode, ctx.describe_all);
       if (c.feasible()) out->ranked.push_back(std::move(c));
       else out->rejected.push_back(std::move(c));
     }
@@ -389,10 +426,9 @@ void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nod
 
 void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
   if (c->described || c->region == nullptr || !c->estimate) return;
-  PricedRun run = RunOf(ctx, *c->estimate);
+  OfferBasis basis(ctx, *c->instance, c->nodes, c->estimate);
   bool pareto = c->pareto;
-  *c = Price(ctx, *c->instance, *c->region, c->mode, c->nodes, run.replicas, run.hours,
-             c->estimate, true);
+  *c = Price(ctx, &basis, *c->region, c->mode, true);
   c->pareto = pareto;
 }
 

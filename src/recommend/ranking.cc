@@ -1,8 +1,8 @@
 // The ranking stage: feasible candidates ordered by the objective, regions of one instance type
 // folded into the best one, and the time-versus-cost Pareto front marked.
 #include <algorithm>
-#include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -23,16 +23,33 @@ double Score(Objective objective, const Candidate& c) {
   return 0;
 }
 
-void FoldRegions(Recommendation* out) {
-  auto& v = out->ranked;
-  std::set<std::tuple<const InstanceType*, PricingMode, int>> seen;
-  std::vector<Candidate> kept;
-  int dropped = 0;
-  for (Candidate& c : v) {
-    if (seen.insert({c.instance, c.mode, c.nodes}).second) kept.push_back(std::move(c));
-    else ++dropped;
+// Keeps the first (best) offer of each instance type, pricing mode and node count among the
+// places in `order`, and says how many region offers it left out.
+void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order,
+                 Recommendation* out) {
+  struct Key {
+    const InstanceType* instance;
+    PricingMode mode;
+    int nodes;
+    bool operator==(const Key& o) const {
+      return instance == o.instance && mode == o.mode && nodes == o.nodes;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.instance) ^ (static_cast<size_t>(k.mode) << 20) ^
+             (static_cast<size_t>(k.nodes) << 24);
+    }
+  };
+  std::unordered_set<Key, KeyHash> seen;
+  seen.reserve(order->size());
+  size_t kept = 0;
+  for (size_t i : *order) {
+    const Candidate& c = v[i];
+    if (seen.insert({c.instance, c.mode, c.nodes}).second) (*order)[kept++] = i;
   }
-  v = std::move(kept);
+  size_t dropped = order->size() - kept;
+  order->resize(kept);
   if (dropped > 0) {
     out->notes.push_back(fmt::format("{} more region offers of the same types rank at or below "
                                      "these (--all-regions lists them)",
@@ -76,11 +93,12 @@ void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
     return std::tie(a.instance->provider, a.instance->name, a.region->region) <
            std::tie(b.instance->provider, b.instance->name, b.region->region);
   });
+  // Regions folded before anything moves: the offers left out are never moved.
+  if (!ctx.options.all_regions) FoldRegions(v, &order, out);
   std::vector<Candidate> sorted;
-  sorted.reserve(v.size());
+  sorted.reserve(order.size());
   for (size_t i : order) sorted.push_back(std::move(v[i]));
   v = std::move(sorted);
-  if (!ctx.options.all_regions) FoldRegions(out);
   MarkParetoFront(&out->ranked);
 }
 
@@ -92,6 +110,11 @@ void DescribeShown(const RecommendContext& ctx, Recommendation* out) {
     if (o.top == 0 || i < o.top || c.pareto || named) {
       DescribeCandidate(ctx, &c);
     }
+  }
+  // --why-not asks about a type: its priced offers that were rejected get their bill too.
+  if (o.describe_instances.empty()) return;
+  for (Candidate& c : out->rejected) {
+    if (AnyOf(o.describe_instances, c.instance->name)) DescribeCandidate(ctx, &c);
   }
 }
 

@@ -16,6 +16,23 @@ namespace cloudfit {
 
 bool RecommendContext::priced_per_period() const { return workload.is_service(); }
 
+double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
+  for (const Rate& r : rates_) {
+    // The same arithmetic as Catalog::Convert, so the amounts are the same to the last bit.
+    if (r.from == from) return r.to_usd_per_unit > 0 ? amount * r.from_usd_per_unit / r.to_usd_per_unit : 0;
+  }
+  const CurrencyRate* source = catalog.FindCurrency(from);
+  const CurrencyRate* target = catalog.FindCurrency(options.currency);
+  Rate r;
+  r.from = from;
+  if (source != nullptr && target != nullptr) {
+    r.from_usd_per_unit = source->usd_per_unit;
+    r.to_usd_per_unit = target->usd_per_unit;
+  }
+  rates_.push_back(r);
+  return ToRequestCurrency(amount, from);
+}
+
 std::string Money(double amount, const std::string& currency) {
   // Small amounts keep two significant digits, so a few cents never print as 0.
   if (amount > 0 && amount < 0.1) return fmt::format("{:.2g} {}", amount, currency);

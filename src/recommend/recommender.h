@@ -20,7 +20,8 @@ inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 inline constexpr double kHoursPerYear = 8760;
 
 // What every stage reads, and what the candidate stage leaves for the notes.
-struct RecommendContext {
+class RecommendContext {
+ public:
   RecommendContext(const Catalog& c, const Workload& w, const RecommendOptions& o)
       : catalog(c), workload(w), options(o) {}
 
@@ -39,6 +40,18 @@ struct RecommendContext {
 
   // Serving and streaming are priced for a period of operation rather than a job.
   bool priced_per_period() const;
+
+  // `amount` in currency `from` in the options' currency, as Catalog::Convert gives it, with
+  // each currency looked up once per request; 0 when a currency has no rate.
+  double ToRequestCurrency(double amount, const std::string& from) const;
+
+ private:
+  struct Rate {
+    std::string from;
+    double from_usd_per_unit = 0;
+    double to_usd_per_unit = 0;
+  };
+  mutable std::vector<Rate> rates_;  // the currencies converted so far (a handful)
 };
 
 // "12.34 USD" or "1,234 USD".
@@ -74,8 +87,9 @@ void DescribeCandidate(const RecommendContext& ctx, Candidate* c);
 // ranking.cc: describes the offers an answer shows (Candidate::described).
 void DescribeShown(const RecommendContext& ctx, Recommendation* out);
 
-// serving_plan.cc: a serving candidate's autoscaling policy and how its replicas were sized.
-void PlanServing(const RecommendContext& ctx, const Estimate& e, Candidate* c);
+// serving_plan.cc: a serving candidate's autoscaling policy and, with `describe`, how its
+// replicas were sized.
+void PlanServing(const RecommendContext& ctx, const Estimate& e, bool describe, Candidate* c);
 // serving_plan.cc: notes on the answer when quantised weights or another multi-GPU split serve
 // the rate cheaper than the first choice.
 void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out);

@@ -75,7 +75,7 @@ std::string Describe(const Candidate& c) {
 
 }  // namespace
 
-void PlanServing(const RecommendContext& ctx, const Estimate& e, Candidate* c) {
+void PlanServing(const RecommendContext& ctx, const Estimate& e, bool describe, Candidate* c) {
   const Workload& w = ctx.workload;
   if (!e.serving || w.kind != WorkloadKind::kServing) return;
   const ServingFigures& s = *e.serving;
@@ -89,6 +89,7 @@ void PlanServing(const RecommendContext& ctx, const Estimate& e, Candidate* c) {
   p.max_replicas = std::max(p.max_replicas, s.replicas);
   p.utilisation_at_rate = s.utilisation;
   c->autoscaling = p;
+  if (!describe) return;
   c->reasons.push_back(fmt::format(
       "{}: {} replica(s) at {:.0f}% of saturation ({} requests/s each at most; sized by {}), "
       "{} cop{} of the model per replica (tensor parallel {}, pipeline {}); at {} requests/s "

@@ -20,25 +20,30 @@ nlohmann::json AssumptionsToJson(const Workload& w) {
   return list;
 }
 
+// Each breakdown in GiB per device.
+nlohmann::json MemoryToJson(const MemoryBreakdown& m) {
+  return {{"weights_gib", m.weights_bytes / kGiB},
+          {"gradients_gib", m.gradients_bytes / kGiB},
+          {"optimizer_gib", m.optimizer_bytes / kGiB},
+          {"activations_gib", m.activations_bytes / kGiB},
+          {"kv_cache_gib", m.kv_cache_bytes / kGiB},
+          {"comm_buffers_gib", m.comm_buffers_bytes / kGiB},
+          {"runtime_gib", m.runtime_bytes / kGiB},
+          {"total_gib", m.total_bytes() / kGiB},
+          {"capacity_gib", m.capacity_bytes / kGiB},
+          {"host_gib", m.host_bytes / kGiB}};
+}
+
+nlohmann::json TimeToJson(const TimeBreakdown& t) {
+  return {{"forward_s", t.forward_s},         {"backward_s", t.backward_s},
+          {"compute_s", t.compute_s},         {"memory_s", t.memory_s},
+          {"launch_s", t.launch_s},
+          {"communication_s", t.communication_s}, {"bubble_s", t.bubble_s},
+          {"optimizer_s", t.optimizer_s},     {"input_s", t.input_s},
+          {"step_s", t.step_s}};
+}
+
 nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
-  const MemoryBreakdown& m = e.memory;
-  nlohmann::json memory = {{"weights_gib", m.weights_bytes / kGiB},
-                           {"gradients_gib", m.gradients_bytes / kGiB},
-                           {"optimizer_gib", m.optimizer_bytes / kGiB},
-                           {"activations_gib", m.activations_bytes / kGiB},
-                           {"kv_cache_gib", m.kv_cache_bytes / kGiB},
-                           {"comm_buffers_gib", m.comm_buffers_bytes / kGiB},
-                           {"runtime_gib", m.runtime_bytes / kGiB},
-                           {"total_gib", m.total_bytes() / kGiB},
-                           {"capacity_gib", m.capacity_bytes / kGiB},
-                           {"host_gib", m.host_bytes / kGiB}};
-  const TimeBreakdown& t = e.time;
-  nlohmann::json time = {{"forward_s", t.forward_s},         {"backward_s", t.backward_s},
-                         {"compute_s", t.compute_s},         {"memory_s", t.memory_s},
-                         {"launch_s", t.launch_s},
-                         {"communication_s", t.communication_s}, {"bubble_s", t.bubble_s},
-                         {"optimizer_s", t.optimizer_s},     {"input_s", t.input_s},
-                         {"step_s", t.step_s}};
   nlohmann::json terms = nlohmann::json::array();
   for (const Term& term : e.terms) {
     terms.push_back({{"name", term.name}, {"value", term.value}, {"unit", term.unit},
@@ -64,8 +69,8 @@ nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
         {"micro_batch", e.layout.micro_batch},
         {"global_batch", e.layout.global_batch},
         {"grad_accumulation", e.layout.grad_accumulation}}},
-      {"memory", memory},
-      {"time", time},
+      {"memory", MemoryToJson(e.memory)},
+      {"time", TimeToJson(e.time)},
       {"throughput", e.throughput},
       {"throughput_unit", e.throughput_unit},
       {"total_hours", e.total_s / 3600},

@@ -67,9 +67,8 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
                           ? nlohmann::json(FormatIsoDate(c.region->as_of_days))
                           : nlohmann::json(nullptr)}};
   // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
-  nlohmann::json full = EstimateToJson(Workload(), e);
-  j["memory"] = full["memory"];
-  j["time"] = full["time"];
+  j["memory"] = MemoryToJson(e.memory);
+  j["time"] = TimeToJson(e.time);
   if (c.spot) j["spot"] = RiskToJson(*c.spot);
   if (c.risk) j["risk"] = RiskToJson(*c.risk);
   nlohmann::json costs = nlohmann::json::array();
