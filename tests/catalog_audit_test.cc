@@ -87,5 +87,34 @@ TEST(CatalogAuditTest, RentedAcceleratorsHaveAnInstance) {
   }
 }
 
+TEST(CatalogAuditTest, AlibabaPricesNameTheirSourceAndSayTheirDateIsUnknown) {
+  // Alibaba publishes no static price list; the built-in prices are Spare Cores' lowest
+  // pay-as-you-go price of each type over all regions, undated. Each priced row must say so:
+  // the file it was read from (pinned to a commit), no made-up date, and the region caveat.
+  int priced = 0;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider != "alibaba") continue;
+    for (const RegionPrice& r : t.regions) {
+      if (!r.any_price()) continue;
+      ++priced;
+      EXPECT_TRUE(r.price(PricingMode::kOnDemand).has_value()) << t.name;
+      EXPECT_GT(*r.price(PricingMode::kOnDemand), 0) << t.name;
+      EXPECT_EQ(r.currency, "USD") << t.name;
+      EXPECT_NE(r.source.find("github.com/SpareCores/sc-navigator-descriptions/blob/"),
+                std::string::npos)
+          << t.name << ": " << r.source;
+      EXPECT_NE(r.source.find("/data/alicloud/" + t.name + "/descriptions/input.json"),
+                std::string::npos)
+          << t.name << ": " << r.source;
+      EXPECT_FALSE(r.as_of_known()) << t.name << ": the source states no date";
+      EXPECT_NE(r.notes.find("price date unknown"), std::string::npos) << t.name;
+      EXPECT_NE(r.notes.find("does not say which region"), std::string::npos) << t.name;
+    }
+  }
+  EXPECT_GE(priced, 40) << "Alibaba offers with a price";
+  EXPECT_TRUE(Type("ecs.gn7i-c8g1.2xlarge").regions[0].price(PricingMode::kOnDemand).has_value())
+      << "the A10 type the selection guides start from";
+}
+
 }  // namespace
 }  // namespace cloudfit

@@ -263,6 +263,9 @@ TEST(RecommendTest, CostArithmeticOfTheSeedsReservedExample) {
 TEST(RecommendTest, UnknownPricesAreRejectedNotFree) {
   RecommendOptions o;
   o.providers = {"alibaba"};
+  // Alibaba types with a GPU that fits the model but no price in the built-in catalog (no
+  // public source gives one): they must be rejected, never ranked as free.
+  o.instances = {"ecs.gn8is.2xlarge", "ecs.gn8is.4xlarge", "ecs.gn7e-c16g1.4xlarge"};
   Recommendation r =
       Recommended({{"kind", "inference"}, {"model", "Llama-3.1-8B"}, {"samples", "1000"}}, o);
   EXPECT_TRUE(r.ranked.empty());
