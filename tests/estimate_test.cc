@@ -221,3 +221,88 @@ TEST(EstimateTest, HardwareErrorsNameTheFlag) {
 
 }  // namespace
 }  // namespace cloudfit
+
+namespace cloudfit {
+namespace {
+
+// Every number of two estimates, and their notes, to the last bit.
+void ExpectSameNumbers(const Estimate& a, const Estimate& b, const std::string& where) {
+  EXPECT_EQ(a.total_s, b.total_s) << where;
+  EXPECT_EQ(a.throughput, b.throughput) << where;
+  EXPECT_EQ(a.time.step_s, b.time.step_s) << where;
+  EXPECT_EQ(a.time.compute_s, b.time.compute_s) << where;
+  EXPECT_EQ(a.time.memory_s, b.time.memory_s) << where;
+  EXPECT_EQ(a.time.communication_s, b.time.communication_s) << where;
+  EXPECT_EQ(a.memory.total_bytes(), b.memory.total_bytes()) << where;
+  EXPECT_EQ(a.scaling_efficiency, b.scaling_efficiency) << where;
+  EXPECT_EQ(a.layout.tensor_parallel, b.layout.tensor_parallel) << where;
+  EXPECT_EQ(a.layout.pipeline_parallel, b.layout.pipeline_parallel) << where;
+  EXPECT_EQ(a.layout.zero_stage, b.layout.zero_stage) << where;
+  EXPECT_EQ(a.layout.micro_batch, b.layout.micro_batch) << where;
+  EXPECT_EQ(a.bottleneck, b.bottleneck) << where;
+  EXPECT_EQ(a.fits, b.fits) << where;
+  EXPECT_EQ(a.notes, b.notes) << where;
+}
+
+TEST(EstimateScratchTest, SharedWorkAndNoTermsChangeNoNumber) {
+  // One scratch serves a workload on every instance type, in catalog order, as the recommender
+  // uses it; each estimate must equal the one made alone. Selective recomputation has its own
+  // pass; several GPUs try many layouts.
+  const std::vector<std::vector<std::pair<std::string, std::string>>> workloads = {
+      {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"}, {"recompute", "full"},
+       {"tokens", "5e7"}},
+      {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"recompute", "selective"},
+       {"tokens", "1e9"}},
+      {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"}, {"dataset_samples", "1281167"}}};
+  for (const auto& fields : workloads) {
+    Workload w;
+    for (const auto& [k, v] : fields) ASSERT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+    ASSERT_TRUE(FinalizeWorkload(BuiltIn(), &w).ok());
+    EstimateScratch scratch;
+    EstimateOptions shared;
+    shared.explain = false;
+    shared.scratch = &scratch;
+    int compared = 0, multi_gpu = 0;
+    for (const InstanceType& t : BuiltIn().instances()) {
+      if (!t.has_gpu() || t.gpu == nullptr) continue;
+      Hardware hw = HardwareForInstance(t, 1);
+      Estimate alone, with_scratch;
+      Status a = EstimateWorkload(BuiltIn(), w, hw, &alone);
+      Status b = EstimateWorkload(BuiltIn(), w, hw, &with_scratch, shared);
+      ASSERT_EQ(a.ok(), b.ok()) << t.name;
+      if (!a.ok()) continue;
+      ExpectSameNumbers(alone, with_scratch, fields[1].second + " on " + t.name);
+      EXPECT_FALSE(alone.terms.empty()) << t.name;
+      EXPECT_TRUE(with_scratch.terms.empty()) << t.name;
+      ++compared;
+      multi_gpu += t.gpu_count > 1;
+    }
+    EXPECT_GT(compared, 100);
+    EXPECT_GT(multi_gpu, 20);
+  }
+}
+
+TEST(EstimateScratchTest, StartsAfreshForAnotherWorkload) {
+  Workload small, large;
+  ASSERT_TRUE(SetWorkloadField(&small, "kind", "train").ok());
+  ASSERT_TRUE(SetWorkloadField(&small, "model", "Llama-3.2-1B").ok());
+  ASSERT_TRUE(SetWorkloadField(&small, "tokens", "1e8").ok());
+  large = small;
+  ASSERT_TRUE(SetWorkloadField(&large, "model", "Llama-3.1-8B").ok());
+  ASSERT_TRUE(FinalizeWorkload(BuiltIn(), &small).ok());
+  ASSERT_TRUE(FinalizeWorkload(BuiltIn(), &large).ok());
+  Hardware hw;
+  ASSERT_TRUE(ResolveHardware(BuiltIn(), Gpus("H100", 8), &hw).ok());
+  EstimateScratch scratch;
+  EstimateOptions shared;
+  shared.scratch = &scratch;
+  Estimate first, second, alone;
+  ASSERT_TRUE(EstimateWorkload(BuiltIn(), small, hw, &first, shared).ok());
+  ASSERT_TRUE(EstimateWorkload(BuiltIn(), large, hw, &second, shared).ok());
+  ASSERT_TRUE(EstimateWorkload(BuiltIn(), large, hw, &alone).ok());
+  EXPECT_NE(first.time.step_s, second.time.step_s);
+  ExpectSameNumbers(alone, second, "the second workload");
+}
+
+}  // namespace
+}  // namespace cloudfit

@@ -4,6 +4,7 @@
 #ifndef CLOUDFIT_ESTIMATE_H_
 #define CLOUDFIT_ESTIMATE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,11 +120,38 @@ struct Estimate {
   std::optional<RateScale> calibration_scale;
 };
 
+// Work shared between the estimates of one workload on many instance types: the operators of
+// each parallel layout, and the time of each pass on each GPU model (the same on every instance
+// type built around that GPU). Meant for one workload: used with another, it starts afresh.
+// Not thread-safe; one per thread.
+class EstimateScratch {
+ public:
+  EstimateScratch();
+  ~EstimateScratch();
+  EstimateScratch(const EstimateScratch&) = delete;
+  EstimateScratch& operator=(const EstimateScratch&) = delete;
+
+  struct Tables;  // estimate/estimate_scratch.h
+  // The tables for `workload`, emptied first when the scratch last served another one.
+  Tables& For(const Workload& workload);
+
+ private:
+  const Workload* workload_ = nullptr;
+  std::unique_ptr<Tables> tables_;
+};
+
+struct EstimateOptions {
+  // Write the terms behind each figure (Estimate::terms). Without them an estimate has the same
+  // numbers and notes: the recommender makes hundreds and shows the terms of one.
+  bool explain = true;
+  EstimateScratch* scratch = nullptr;  // shared work, when estimating one workload many times
+};
+
 // Estimates `workload` (finalized) on `hardware`. Fails only on impossible requests (a layout
 // that cannot divide the model, a GPU count the batch does not divide); a workload that does not
 // fit in memory returns an estimate with fits == false and says what would fit.
 Status EstimateWorkload(const Catalog& catalog, const Workload& workload, const Hardware& hardware,
-                        Estimate* out);
+                        Estimate* out, const EstimateOptions& options = EstimateOptions());
 
 }  // namespace cloudfit
 

@@ -150,10 +150,13 @@ class WorkloadEstimates {
  public:
   struct Entry {
     Status status;
-    std::shared_ptr<const Estimate> estimate;  // when status is OK
+    std::shared_ptr<const Estimate> estimate;  // when status is OK; without terms
+    // The same estimate with its terms, once an answer has shown it (the first-ranked offer).
+    std::shared_ptr<const Estimate> explained;
   };
   // Whether (type, nodes) was estimated; if so, *out is what it gave.
   bool Find(const InstanceType* type, int nodes, Entry* out) const;
+  // Keeps `entry` for (type, nodes), replacing what was kept.
   void Insert(const InstanceType* type, int nodes, Entry entry);
 
  private:

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
+#include "estimate/estimate_scratch.h"
 
 namespace cloudfit {
 
@@ -54,8 +55,19 @@ Status EstimatePreprocess(const Catalog&, const Workload& w, const Hardware& hw,
   return Status::OK();
 }
 
+EstimateScratch::EstimateScratch() = default;
+EstimateScratch::~EstimateScratch() = default;
+
+EstimateScratch::Tables& EstimateScratch::For(const Workload& workload) {
+  if (workload_ != &workload || !tables_) {
+    tables_ = std::make_unique<Tables>();
+    workload_ = &workload;
+  }
+  return *tables_;
+}
+
 Status EstimateWorkload(const Catalog& catalog, const Workload& w, const Hardware& hw,
-                        Estimate* out) {
+                        Estimate* out, const EstimateOptions& options) {
   *out = Estimate();
   out->hardware = hw.name;
   Status s = Status::InvalidArgument("kind: not supported");
@@ -63,7 +75,7 @@ Status EstimateWorkload(const Catalog& catalog, const Workload& w, const Hardwar
     case WorkloadKind::kTrain:
     case WorkloadKind::kLora:
     case WorkloadKind::kQlora:
-      s = EstimateTraining(catalog, w, hw, out);
+      s = EstimateTraining(catalog, w, hw, options, out);
       break;
     case WorkloadKind::kInference:
     case WorkloadKind::kServing:
@@ -81,6 +93,9 @@ Status EstimateWorkload(const Catalog& catalog, const Workload& w, const Hardwar
       s = EstimateClassicMl(catalog, w, hw, out);
       break;
   }
+  // Estimators other than training write their few terms as they go; they are dropped here so
+  // that an estimate without explanation has none, whatever its kind.
+  if (!options.explain) out->terms.clear();
   if (s.ok() && w.calibration.active()) {
     std::string device = hw.has_gpu() ? hw.gpu->name : hw.cpu != nullptr ? hw.cpu->name : "";
     out->calibration_scale = w.calibration.For(device);

@@ -37,7 +37,7 @@ std::string ComputeClass(const Model& m);
 void AddTerm(Estimate* e, std::string name, double value, std::string unit, std::string formula);
 
 Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardware& hw,
-                        Estimate* out);
+                        const EstimateOptions& options, Estimate* e);
 Status EstimateInference(const Catalog& catalog, const Workload& w, const Hardware& hw,
                          Estimate* out);
 Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware& hw,

@@ -4,10 +4,12 @@
 // backward pass does not hide, the pipeline bubble and the input pipeline.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
+#include "estimate/estimate_scratch.h"
 #include "estimate/model_operators.h"
 #include "estimate/training_plan.h"
 #include "estimate/transformer_math.h"
@@ -46,7 +48,9 @@ struct Plan {
 
 class TrainingEstimator {
  public:
-  TrainingEstimator(const Catalog& catalog, const Workload& w, const Hardware& hw) {
+  TrainingEstimator(const Catalog& catalog, const Workload& w, const Hardware& hw,
+                    EstimateScratch* scratch)
+      : tables_(scratch != nullptr ? &scratch->For(w) : nullptr) {
     const EfficiencyTable& eff = catalog.efficiency();
     s_.workload = &w;
     s_.hardware = &hw;
@@ -71,6 +75,46 @@ class TrainingEstimator {
   }
 
   const TrainingSetup& setup() const { return s_; }
+
+  // The forward operators of one sample on one device of the layout, made once per split when
+  // a scratch keeps them.
+  std::shared_ptr<const std::vector<Operator>> OperatorsOf(const Layout& l) const {
+    if (tables_ == nullptr) return std::make_shared<const std::vector<Operator>>(Operators(l));
+    auto& kept = tables_->operators[{l.tensor_parallel, l.pipeline_parallel}];
+    if (!kept) kept = std::make_shared<const std::vector<Operator>>(Operators(l));
+    return kept;
+  }
+
+  // The time of one pass of a micro-batch; the same on every instance type with this GPU, so a
+  // scratch keeps it per GPU model.
+  PassTime TimeOf(const std::vector<Operator>& ops, const Layout& l, Pass pass,
+                  bool selective) const {
+    const Hardware& hw = *s_.hardware;
+    using Kind = EstimateScratch::Tables::PassKind;
+    Kind kind = selective ? Kind::kSelectiveRecompute
+                : pass == Pass::kBackward ? Kind::kBackward
+                                          : Kind::kForward;
+    auto time = [&] {
+      if (!selective) {
+        return TimePass(ops, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
+      }
+      // Selective recomputation repeats the attention core (Korthikanti et al. section 5).
+      std::vector<Operator> core;
+      for (const Operator& op : ops) {
+        if (op.kind == OpKind::kAttention || op.kind == OpKind::kSoftmax ||
+            op.kind == OpKind::kFusedAttention) {
+          core.push_back(op);
+        }
+      }
+      return TimePass(core, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
+    };
+    if (tables_ == nullptr || !hw.has_gpu()) return time();
+    EstimateScratch::Tables::PassKey key{hw.gpu, hw.gpu_memory_bytes, l.tensor_parallel,
+                                         l.pipeline_parallel, l.micro_batch, kind};
+    auto it = tables_->passes.find(key);
+    if (it == tables_->passes.end()) it = tables_->passes.emplace(key, time()).first;
+    return it->second;
+  }
 
   // The forward operators of one sample on one device of the layout.
   std::vector<Operator> Operators(const Layout& l) const {
@@ -101,23 +145,15 @@ class TrainingEstimator {
     const Hardware& hw = *s_.hardware;
     const Model& m = w.model;
     TimeBreakdown t;
-    std::vector<Operator> ops = Operators(l);
+    std::shared_ptr<const std::vector<Operator>> ops = OperatorsOf(l);
     double micro = l.micro_batch;
-    PassTime fwd = TimePass(ops, micro, Pass::kForward, s_.device, s_.stack, s_.spatial_scale);
-    PassTime bwd = TimePass(ops, micro, Pass::kBackward, s_.device, s_.stack, s_.spatial_scale);
+    PassTime fwd = TimeOf(*ops, l, Pass::kForward, false);
+    PassTime bwd = TimeOf(*ops, l, Pass::kBackward, false);
     PassTime rec;
     if (w.recompute == Recompute::kFull) {
       rec = fwd;
     } else if (w.recompute == Recompute::kSelective && s_.transformer) {
-      // Selective recomputation repeats the attention core (Korthikanti et al. section 5).
-      std::vector<Operator> core;
-      for (const Operator& op : ops) {
-        if (op.kind == OpKind::kAttention || op.kind == OpKind::kSoftmax ||
-            op.kind == OpKind::kFusedAttention) {
-          core.push_back(op);
-        }
-      }
-      rec = TimePass(core, micro, Pass::kRecompute, s_.device, s_.stack, s_.spatial_scale);
+      rec = TimeOf(*ops, l, Pass::kRecompute, true);
     }
     PassTime all = fwd;
     all.Add(bwd);
@@ -338,6 +374,7 @@ class TrainingEstimator {
   }
 
  private:
+  EstimateScratch::Tables* tables_;  // null: nothing shared with other estimates
   TrainingSetup s_;
 };
 
@@ -418,12 +455,12 @@ void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Wor
 }  // namespace
 
 Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardware& hw,
-                        Estimate* e) {
+                        const EstimateOptions& options, Estimate* e) {
   e->runs_on_gpu = hw.has_gpu();
   if (!hw.has_gpu() && hw.vcpus_per_node <= 0) {
     return Status::InvalidArgument("--instance: CPU execution needs an instance with vCPUs");
   }
-  TrainingEstimator model(catalog, w, hw);
+  TrainingEstimator model(catalog, w, hw, options.scratch);
   Plan plan;
   Status s = model.Choose(&plan, &e->notes);
   if (!s.ok()) return s;
@@ -454,7 +491,7 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   }
   double steps = StepsForAmount(w, plan.layout, setup.seq, setup.transformer, &e->notes);
   e->total_s = steps * plan.time.step_s;
-  ExplainTraining(model, plan, w, hw, e);
+  if (options.explain) ExplainTraining(model, plan, w, hw, e);
   return Status::OK();
 }
 

@@ -76,7 +76,7 @@ std::vector<int> NodeCounts(const RecommendContext& ctx) {
 
 // The workload's estimate on `nodes` of `t`, made once per workload when the context keeps
 // estimates across requests.
-Status EstimateOn(const RecommendContext* ctx, const InstanceType& t, int nodes,
+Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
                   std::shared_ptr<const Estimate>* out) {
   WorkloadEstimates::Entry entry;
   if (ctx->estimates && ctx->estimates->Find(&t, nodes, &entry)) {
@@ -84,8 +84,11 @@ Status EstimateOn(const RecommendContext* ctx, const InstanceType& t, int nodes,
     return entry.status;
   }
   auto estimate = std::make_shared<Estimate>();
+  EstimateOptions options;
+  options.explain = ctx->describe_all;
+  options.scratch = &ctx->scratch;
   entry.status = EstimateWorkload(ctx->catalog, ctx->workload, HardwareForInstance(t, nodes),
-                                  estimate.get());
+                                  estimate.get(), options);
   if (entry.status.ok()) entry.estimate = std::move(estimate);
   if (ctx->estimates) ctx->estimates->Insert(&t, nodes, entry);
   *out = std::move(entry.estimate);
@@ -167,6 +170,37 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
       }
     }
     PriceCandidates(*ctx, t, nodes, estimate, out);
+  }
+}
+
+void ExplainBestEstimate(RecommendContext* ctx, Recommendation* out) {
+  if (out->ranked.empty() || ctx->describe_all) return;
+  const Candidate& best = out->ranked.front();
+  std::shared_ptr<const Estimate> plain = best.estimate;
+  WorkloadEstimates::Entry entry;
+  std::shared_ptr<const Estimate> explained;
+  if (ctx->estimates && ctx->estimates->Find(best.instance, best.nodes, &entry)) {
+    explained = entry.explained;
+  }
+  if (!explained) {
+    auto estimate = std::make_shared<Estimate>();
+    EstimateOptions options;
+    options.scratch = &ctx->scratch;
+    // The same estimate as the candidate pass made, now with its terms; it cannot fail where
+    // that one succeeded.
+    if (!EstimateWorkload(ctx->catalog, ctx->workload,
+                          HardwareForInstance(*best.instance, best.nodes), estimate.get(), options)
+             .ok()) {
+      return;
+    }
+    explained = std::move(estimate);
+    if (ctx->estimates) {
+      entry.explained = explained;
+      ctx->estimates->Insert(best.instance, best.nodes, entry);
+    }
+  }
+  for (Candidate& c : out->ranked) {
+    if (c.estimate == plain) c.estimate = explained;
   }
 }
 

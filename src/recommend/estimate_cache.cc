@@ -15,7 +15,7 @@ bool WorkloadEstimates::Find(const InstanceType* type, int nodes, Entry* out) co
 
 void WorkloadEstimates::Insert(const InstanceType* type, int nodes, Entry entry) {
   std::lock_guard<std::mutex> lock(mutex_);
-  entries_.emplace(std::make_pair(type, nodes), std::move(entry));
+  entries_.insert_or_assign(std::make_pair(type, nodes), std::move(entry));
 }
 
 EstimateCache::EstimateCache(size_t max_workloads) : max_workloads_(std::max<size_t>(1, max_workloads)) {}

@@ -77,6 +77,7 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   ctx.today_days = TodayDays();
   EnumerateCandidates(&ctx, out);
   RankCandidates(ctx, out);
+  ExplainBestEstimate(&ctx, out);
   DescribeShown(ctx, out);
   ExplainRanking(ctx, out);
   ProposeServingAlternatives(ctx, out);

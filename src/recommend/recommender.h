@@ -34,6 +34,7 @@ class RecommendContext {
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
   WorkloadEstimates* estimates = nullptr;  // kept across requests of this workload, or none
+  EstimateScratch scratch;  // operator lists and pass times shared by this request's estimates
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
@@ -72,6 +73,10 @@ bool HasRdma(Interconnect interconnect);
 // candidates.cc: one instance type at every node count the context allows, rejected with a
 // reason or estimated and priced.
 void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendation* out);
+
+// candidates.cc: gives the first-ranked offer an estimate with its terms (the answer shows
+// them; the candidate pass estimates without).
+void ExplainBestEstimate(RecommendContext* ctx, Recommendation* out);
 
 // candidates.cc: records a rejected candidate with its reason.
 void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice* region, int nodes,
