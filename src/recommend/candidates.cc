@@ -269,10 +269,13 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
     }
   }
 
+  // The names a request may use, gathered only when it names some.
   std::set<std::string> providers, regions;
-  for (const InstanceType& t : catalog.instances()) {
-    providers.insert(t.provider);
-    for (const RegionPrice& r : t.regions) regions.insert(r.region);
+  if (!o.providers.empty() || !o.regions.empty()) {
+    for (const InstanceType& t : catalog.instances()) {
+      providers.insert(t.provider);
+      for (const RegionPrice& r : t.regions) regions.insert(r.region);
+    }
   }
   Status s = CheckNames(o.providers, providers, "provider");
   if (s.ok()) s = CheckNames(o.regions, regions, "region");
@@ -306,6 +309,11 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
 }
 
 void EnumerateCandidates(RecommendContext* ctx, Recommendation* out) {
+  // Room for every offer at one node count, so that the ranked list is not moved as it grows.
+  size_t offers = 0;
+  for (const InstanceType& t : ctx->catalog.instances()) offers += t.regions.size();
+  out->ranked.reserve(offers * ctx->options.pricing.size());
+  out->rejected.reserve(ctx->catalog.instances().size());
   for (const InstanceType& t : ctx->catalog.instances()) ConsiderInstance(ctx, t, out);
 }
 

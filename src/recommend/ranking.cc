@@ -2,6 +2,7 @@
 // folded into the best one, and the time-versus-cost Pareto front marked.
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -80,18 +81,40 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 
 void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
   Objective objective = ctx.options.objective;
-  // Candidates are large: sort their places, then move each once.
   std::vector<Candidate>& v = out->ranked;
+  // Ties (one type at one price in many regions) are broken by provider, type and region. The
+  // types are put in that order once, so most ties compare two integers, not three strings.
+  std::vector<const InstanceType*> types;
+  types.reserve(v.size());
+  for (const Candidate& c : v) types.push_back(c.instance);
+  std::sort(types.begin(), types.end());
+  types.erase(std::unique(types.begin(), types.end()), types.end());
+  std::vector<const InstanceType*> by_name = types;
+  std::sort(by_name.begin(), by_name.end(), [](const InstanceType* a, const InstanceType* b) {
+    return std::tie(a->provider, a->name) < std::tie(b->provider, b->name);
+  });
+  std::unordered_map<const InstanceType*, int> type_rank;
+  type_rank.reserve(by_name.size());
+  for (size_t i = 0; i < by_name.size(); ++i) type_rank[by_name[i]] = static_cast<int>(i);
+  struct Key {
+    double score;
+    double hours;
+    int type_rank;
+  };
+  std::vector<Key> keys(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    keys[i] = {Score(objective, v[i]), v[i].hours, type_rank[v[i].instance]};
+  }
+  // Candidates are large: sort their places, then move each once.
   std::vector<size_t> order(v.size());
   for (size_t i = 0; i < v.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t ia, size_t ib) {
-    const Candidate& a = v[ia];
-    const Candidate& b = v[ib];
-    double sa = Score(objective, a), sb = Score(objective, b);
-    if (sa != sb) return sa < sb;
+    const Key& a = keys[ia];
+    const Key& b = keys[ib];
+    if (a.score != b.score) return a.score < b.score;
     if (a.hours != b.hours) return a.hours < b.hours;
-    return std::tie(a.instance->provider, a.instance->name, a.region->region) <
-           std::tie(b.instance->provider, b.instance->name, b.region->region);
+    if (a.type_rank != b.type_rank) return a.type_rank < b.type_rank;
+    return v[ia].region->region < v[ib].region->region;
   });
   // Regions folded before anything moves: the offers left out are never moved.
   if (!ctx.options.all_regions) FoldRegions(v, &order, out);
