@@ -286,6 +286,28 @@ Status WriteTree(const fs::path& root, const std::map<std::string, std::string>&
 
 }  // namespace
 
+Status CheckDirectoryReplaceable(const std::string& dir,
+                                 const std::map<std::string, std::string>& files,
+                                 const DirectoryWriteOptions& options) {
+  std::error_code ec;
+  fs::path target = fs::absolute(dir, ec).lexically_normal();
+  if (ec) return Status::IOError(fmt::format("{}: {}", dir, ec.message()));
+  if (target.filename().empty()) target = target.parent_path();  // "out/" names "out"
+  fs::file_status status = fs::symlink_status(target, ec);
+  if (!fs::exists(status)) return Status::OK();
+  if (!fs::is_directory(status)) return Status::IOError(dir + ": exists and is not a directory");
+  if (options.force) return Status::OK();
+  std::set<std::string> known = options.known_files;
+  for (const auto& [relative, contents] : files) known.insert(relative);
+  std::string reason;
+  if (LooksLikeCatalogDirectory(target.string(), known, &reason)) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "{}: not replaced: it holds '{}', which is not part of a catalog, and writing replaces "
+      "the whole directory; choose an empty or new directory, or pass --force to replace it "
+      "and everything in it",
+      dir, Shown(reason)));
+}
+
 Status WriteDirectoryAtomically(const std::string& dir,
                                 const std::map<std::string, std::string>& files,
                                 const DirectoryWriteOptions& options) {
@@ -298,23 +320,9 @@ Status WriteDirectoryAtomically(const std::string& dir,
   if (ec) return Status::IOError(fmt::format("{}: {}", parent.string(), ec.message()));
   CleanDirectoryLeftovers(target);
 
-  fs::file_status status = fs::symlink_status(target, ec);
-  bool had_old = fs::exists(status);
-  if (had_old && !fs::is_directory(status)) {
-    return Status::IOError(dir + ": exists and is not a directory");
-  }
-  if (had_old && !options.force) {
-    std::set<std::string> known = options.known_files;
-    for (const auto& [relative, contents] : files) known.insert(relative);
-    std::string reason;
-    if (!LooksLikeCatalogDirectory(target.string(), known, &reason)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: not replaced: it holds '{}', which is not part of a catalog, and writing replaces "
-          "the whole directory; choose an empty or new directory, or pass --force to replace it "
-          "and everything in it",
-          dir, Shown(reason)));
-    }
-  }
+  Status refused = CheckDirectoryReplaceable(dir, files, options);
+  if (!refused.ok()) return refused;
+  bool had_old = fs::exists(fs::symlink_status(target, ec));
 
   std::string pid = std::to_string(::getpid());
   fs::path staging = parent / (target.filename().string() + ".tmp-" + pid);
