@@ -44,7 +44,10 @@ std::vector<std::pair<std::string, std::string>> FourWays(const Case& c) {
     options_flags += " " + flag + " " + Quoted(v.is_string() ? v.get<std::string>() : v.dump());
   }
   std::string flags;
-  for (const auto& [k, v] : c.workload.items()) flags += " " + Flag(k) + " " + Quoted(v.get<std::string>());
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on " " + a temporary string.
+  for (const auto& [k, v] : c.workload.items()) {
+    flags.append(" ").append(Flag(k)).append(" ").append(Quoted(v.get<std::string>()));
+  }
   testing::ProgramRun r = testing::RunCloudfit(dir, "recommend --json" + flags + options_flags);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   out.emplace_back("flags", json::parse(r.out, nullptr, false).dump());
