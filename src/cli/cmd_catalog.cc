@@ -12,6 +12,7 @@
 #include "cloudfit/catalog_info.h"
 #include "util/date.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -167,7 +168,7 @@ void RunImport(const GlobalOptions& global, const CatalogOptions& options) {
     if (!options.cloud.empty()) throw CliError{"--cloud applies to --input-format skypilot only"};
     ThrowIfError(ImportPriceList(base, options.files, &files, &report));
   } else {
-    throw CliError{"--input-format: '" + options.import_format + "' is not one of skypilot, prices"};
+    throw CliError{"--input-format: '" + Shown(options.import_format) + "' is not one of skypilot, prices"};
   }
   WriteCatalogDirectory("--out", options.out_dir, files, options.force);
   PrintImportReport(report, options.out_dir, options.import_format_flags);

@@ -15,6 +15,7 @@
 #include "cloudfit/recommend.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -312,12 +313,12 @@ Status ParseAcceleratorRequest(std::string_view text, std::string_view field,
     if (!ParseDouble(n, &count) || !std::isfinite(count) || count <= 0 || count > 1024) {
       return Status::InvalidArgument(fmt::format(
           "{}: '{}' has no valid count; NAME:COUNT with COUNT from 0 to 1024, e.g. A100:8", field,
-          text));
+          Shown(text)));
     }
   }
   if (name.empty()) {
     return Status::InvalidArgument(
-        fmt::format("{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, text));
+        fmt::format("{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, Shown(text)));
   }
   out->name = name;
   out->count = count;
