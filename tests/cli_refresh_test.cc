@@ -83,6 +83,41 @@ TEST_F(CliRefreshTest, ABadAnswerFailsWithTheUrlAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir_.path() + "/refreshed")) << "nothing written";
 }
 
+// --out is replaced whole, so a directory holding anything a catalog does not is refused, and
+// before the fetching starts (a refresh takes minutes); --force replaces it.
+TEST_F(CliRefreshTest, ADirectoryThatIsNotACatalogIsRefusedBeforeFetchingUnlessForced) {
+  SaveAnswers(ReadWholeFile(testing::SourcePath("tests/fixtures/refresh/azure/page1.json")));
+  dir_.Write("thesis/notes.txt", "months of work");
+  testing::ProgramRun r = Refresh("thesis");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out: thesis: not replaced: it holds 'notes.txt'"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("azure: "), std::string::npos) << "refused before fetching: " << r.err;
+  EXPECT_EQ(ReadWholeFile(dir_.path() + "/thesis/notes.txt"), "months of work");
+  EXPECT_FALSE(fs::exists(dir_.path() + "/thesis/instances")) << "nothing written";
+
+  testing::ProgramRun forced = testing::RunCloudfit(
+      dir_, "--catalog catalog catalog refresh --provider azure --from-dir answers --force --out thesis");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_FALSE(fs::exists(dir_.path() + "/thesis/notes.txt"));
+  EXPECT_TRUE(fs::exists(dir_.path() + "/thesis/instances/azure.csv"));
+}
+
+// A catalog is refreshed in place: a directory cloudfit wrote, or one holding only catalog files
+// (a copy without the marker file), is replaced without --force.
+TEST_F(CliRefreshTest, ACatalogDirectoryIsRefreshedInPlace) {
+  SaveAnswers(ReadWholeFile(testing::SourcePath("tests/fixtures/refresh/azure/page1.json")));
+  testing::ProgramRun first = Refresh("refreshed");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  testing::ProgramRun again = Refresh("refreshed");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  fs::remove(dir_.path() + "/refreshed/.cloudfit-catalog");
+  testing::ProgramRun unmarked = Refresh("refreshed");
+  EXPECT_EQ(unmarked.exit_code, 0) << unmarked.err;
+  EXPECT_TRUE(fs::exists(dir_.path() + "/refreshed/instances/azure.csv"));
+}
+
 TEST_F(CliRefreshTest, UnknownProviderIsAnInputError) {
   testing::ProgramRun r =
       testing::RunCloudfit(dir_, "catalog refresh --provider oracle --out x");

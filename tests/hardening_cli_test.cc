@@ -159,6 +159,36 @@ TEST(HardeningCliTest, LongAndHostileTextIsRefusedNotCrashedOn) {
   EXPECT_NE(ok.out.find("calibrated from 0.12 it/s on 1x a10 24gb"), std::string::npos) << ok.out;
 }
 
+// A refused value is shown clipped to 64 bytes of valid UTF-8 whatever it was: a 5,000-byte or
+// binary --sort, --currency, --region or --choice came back whole, raw bytes included.
+TEST(HardeningCliTest, RefusedValuesAreShownClippedAndClean) {
+  TempDir dir;
+  std::string long_value(5000, 'z');
+  std::string binary = "\xff\xfe\x01" "bad";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"instances", "--sort", long_value}, "--sort: 'zzzz"},
+      {{"instances", "--sort", binary}, "--sort: '"},
+      {{"instances", "--currency", long_value}, "--currency: 'zzzz"},
+      {{"instances", "--arch", binary}, "--arch: '"},
+      {{"gpus", "--sort", long_value}, "--sort: 'zzzz"},
+      {{"catalog", "refresh", "--region", long_value, "--out", "x"}, "--region: 'zzzz"},
+      {{"compare", "--kind", "lora", "--model", "Llama-3.1-8B", long_value + "xH100", "1xA10"},
+       "--choice: 'zzzz"},
+      {{"recommend", "--kind", "lora", "--model", "Llama-3.1-8B", "--exclude-cost",
+        std::string(200, 'z')},
+       "--exclude-cost: 'zzzz"},
+  };
+  for (const Case& c : cases) {
+    ExpectRefused(dir, c.args, c.message);
+    ProgramRun r = Cloudfit(dir, c.args);
+    EXPECT_LT(r.err.size(), 1000u) << c.message << ": " << r.err.substr(0, 200);
+    EXPECT_EQ(r.err.find('\xff'), std::string::npos) << c.message << ": raw bytes shown";
+  }
+}
+
 TEST(HardeningCliTest, FilesAreRegularAndBounded) {
   TempDir dir;
   // /dev/zero as a config.json ate memory until the OOM killer came.

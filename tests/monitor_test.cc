@@ -230,6 +230,26 @@ TEST(ChildProcess, CapturesLinesEnvironmentAndExitCode) {
   EXPECT_EQ(lines, (std::vector<std::string>{"end"}));
 }
 
+// A child that never ends a line reaches the callback in pieces, not as one growing buffer.
+TEST(ChildProcess, AnEndlessLineArrivesInBoundedPieces) {
+  size_t longest = 0, total = 0;
+  ChildOptions options;
+  options.argv = {"sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x; echo; echo done"};
+  std::string last;
+  options.on_line = [&](const std::string& line) {
+    longest = std::max(longest, line.size());
+    total += line.size();
+    last = line;
+  };
+  std::unique_ptr<ChildProcess> child;
+  ASSERT_TRUE(ChildProcess::Start(options, &child).ok());
+  ASSERT_TRUE(child->Wait(30));
+  EXPECT_EQ(child->exit_code(), 0);
+  EXPECT_EQ(total, 5000000u + 4);
+  EXPECT_LE(longest, kMaxChildLineBytes + 4096);
+  EXPECT_EQ(last, "done");
+}
+
 TEST(ChildProcess, TimesOutKillsTheGroupAndReportsMissingPrograms) {
   ChildOptions options;
   options.argv = {"sh", "-c", "sleep 30 & sleep 30"};

@@ -175,12 +175,15 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
             runtime_packages.end()) << probe.front() << " is not installed in the runtime stage";
 
   // The runtime stage installs the Debian package of every shared library the binary needs
-  // (beyond the C and C++ runtimes every Debian image has). Needs dpkg and readelf.
+  // (beyond the C and C++ runtimes every Debian image has), and nothing else but the health
+  // check's program: build-only packages (headers, header-only libraries) stay in the build
+  // stage. Needs dpkg and readelf.
   testing::TempDir dir;
   testing::ProgramRun needed = RunProgram("/bin/sh", dir.path(),
       "-c 'readelf -d " + std::string(CLOUDFIT_BINARY) + " | sed -n \"s/.*NEEDED.*\\[\\(.*\\)\\]/\\1/p\"'");
   if (needed.exit_code != 0 || needed.out.empty()) GTEST_SKIP() << "readelf is not available";
   std::istringstream libraries(needed.out);
+  std::set<std::string> needed_packages;
   for (std::string soname; libraries >> soname;) {
     // The C and C++ runtimes are in every Debian image; sanitizer runtimes only in test builds.
     if (std::regex_match(soname, std::regex(R"(lib(c|m|gcc_s|stdc\+\+|pthread|dl|asan|ubsan|lsan|tsan)\.so.*)"))) {
@@ -191,6 +194,12 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
     std::string package = owner.out.substr(0, owner.out.find_first_of(":"));
     EXPECT_NE(std::find(runtime_packages.begin(), runtime_packages.end(), package), runtime_packages.end())
         << soname << " comes from " << package << ", which the runtime stage does not install";
+    needed_packages.insert(package);
+  }
+  for (const std::string& package : runtime_packages) {
+    EXPECT_TRUE(needed_packages.count(package) || package == probe.front())
+        << "the runtime stage installs " << package
+        << ", which neither has a library the binary links nor is the health check";
   }
 }
 

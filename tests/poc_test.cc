@@ -57,6 +57,18 @@ TEST(PocThroughput, DefaultRegexReadsCommonProgressLines) {
   EXPECT_FALSE(ParseThroughput(re, "loss 1.23", &v));
 }
 
+// std::regex recurses per character: a long line of digits from the command overflowed the
+// stack (100,000) or took seconds. Such lines are not searched.
+TEST(PocThroughput, LongLinesAreNotSearched) {
+  std::regex re(DefaultThroughputRegex(), std::regex::ECMAScript | std::regex::icase);
+  double v = 0;
+  EXPECT_FALSE(ParseThroughput(re, std::string(200000, '7') + " it/s", &v));
+  std::string longest(kMaxThroughputLineBytes - 8, ' ');
+  longest += "9.5 it/s";
+  EXPECT_TRUE(ParseThroughput(re, longest, &v));
+  EXPECT_DOUBLE_EQ(v, 9.5);
+}
+
 TEST(PocThroughput, MedianAfterWarmup) {
   EXPECT_EQ(MedianAfterWarmup({}, 2), std::nullopt);
   EXPECT_EQ(MedianAfterWarmup({1, 1000, 10, 30, 20}, 2), 20);

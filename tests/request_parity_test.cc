@@ -44,12 +44,9 @@ std::vector<std::pair<std::string, std::string>> FourWays(const Case& c) {
     options_flags += " " + flag + " " + Quoted(v.is_string() ? v.get<std::string>() : v.dump());
   }
   std::string flags;
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on " " + a temporary string.
   for (const auto& [k, v] : c.workload.items()) {
-    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on " " + string&&.
-    flags += ' ';
-    flags += Flag(k);
-    flags += ' ';
-    flags += Quoted(v.get<std::string>());
+    flags.append(" ").append(Flag(k)).append(" ").append(Quoted(v.get<std::string>()));
   }
   testing::ProgramRun r = testing::RunCloudfit(dir, "recommend --json" + flags + options_flags);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -45,7 +45,13 @@ struct PocOptions {
 // Checks the options; messages name the flag (--gpus, --duration, --throughput-regex, ...).
 Status CheckPocOptions(const PocOptions& options);
 
-// The number in the first capture group of the first match of `pattern` in `line`.
+// Lines longer than this are not searched for a throughput. std::regex (libstdc++) recurses once
+// per character it matches and retries from every position: a line of 100,000 digits overflows
+// the stack and one of 4,096 takes seconds. Progress bars and log records are far shorter.
+inline constexpr size_t kMaxThroughputLineBytes = 1024;
+
+// The number in the first capture group of the first match of `pattern` in `line`; false for a
+// line longer than kMaxThroughputLineBytes.
 bool ParseThroughput(const std::regex& pattern, const std::string& line, double* value);
 
 // The median of `values` after dropping the first `warmup`; when no more than `warmup` values

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -31,7 +32,7 @@ Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::st
   for (const std::string& name : wanted) {
     if (known.count(ToLower(name))) continue;
     std::vector<std::string> candidates(known.begin(), known.end());
-    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, name,
+    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, Shown(name),
                                                DidYouMean(ClosestNames(name, candidates))));
   }
   return Status::OK();
@@ -79,17 +80,17 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
   }
   if (!q.arch.empty() && q.arch != "x86_64" && q.arch != "arm64") {
     return Status::InvalidArgument(
-        fmt::format("--arch: '{}' is not one of x86_64, arm64", q.arch));
+        fmt::format("--arch: '{}' is not one of x86_64, arm64", Shown(q.arch)));
   }
   if (std::find(SortKeys().begin(), SortKeys().end(), q.sort_by) == SortKeys().end()) {
-    return Status::InvalidArgument(fmt::format("--sort: '{}' is not one of {}", q.sort_by,
+    return Status::InvalidArgument(fmt::format("--sort: '{}' is not one of {}", Shown(q.sort_by),
                                                Join(SortKeys(), ", ")));
   }
   std::string compare_currency = q.currency.empty() ? "USD" : q.currency;
   if (!catalog.FindCurrency(compare_currency)) {
     std::vector<std::string> known;
     for (const CurrencyRate& c : catalog.currencies()) known.push_back(c.currency);
-    return Status::InvalidArgument(fmt::format("--currency: '{}' is not one of {}", q.currency,
+    return Status::InvalidArgument(fmt::format("--currency: '{}' is not one of {}", Shown(q.currency),
                                                Join(known, ", ")));
   }
   std::set<std::string> providers, regions, families;

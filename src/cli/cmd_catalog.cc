@@ -5,13 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "cli/catalog_directory.h"
 #include "cli/cli_common.h"
 #include "cloudfit/catalog_json.h"
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/catalog_info.h"
 #include "util/date.h"
-#include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -29,22 +30,6 @@ struct CatalogOptions {
   std::string export_dir;
   bool force = false;
 };
-
-// Writes a catalog directory: refuses to replace a directory that holds anything a catalog does
-// not (unless --force), and swaps the new tree in whole (util/file.h).
-void WriteCatalogDirectory(const std::string& flag, const std::string& dir,
-                           const CatalogFiles& files, bool force) {
-  DirectoryWriteOptions options;
-  options.force = force;
-  // The built-in catalog's files and any provider's instances file are catalog files too.
-  Catalog built_in;
-  if (Catalog::LoadBuiltIn(&built_in).ok()) {
-    for (const auto& [name, contents] : built_in.files()) options.known_files.insert(name);
-  }
-  options.known_files.insert("instances/");
-  Status s = WriteDirectoryAtomically(dir, files, options);
-  if (!s.ok()) throw CliError{flag + ": " + s.message()};
-}
 
 void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
   Catalog catalog = LoadCatalogOrThrow(global);
@@ -183,7 +168,7 @@ void RunImport(const GlobalOptions& global, const CatalogOptions& options) {
     if (!options.cloud.empty()) throw CliError{"--cloud applies to --input-format skypilot only"};
     ThrowIfError(ImportPriceList(base, options.files, &files, &report));
   } else {
-    throw CliError{"--input-format: '" + options.import_format + "' is not one of skypilot, prices"};
+    throw CliError{"--input-format: '" + Shown(options.import_format) + "' is not one of skypilot, prices"};
   }
   WriteCatalogDirectory("--out", options.out_dir, files, options.force);
   PrintImportReport(report, options.out_dir, options.import_format_flags);

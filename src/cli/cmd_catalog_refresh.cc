@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/catalog_directory.h"
 #include "cli/cli_common.h"
 #include "cloudfit/catalog_refresh.h"
-#include "util/file.h"
 #include "util/strings.h"
 
 namespace cloudfit::cli {
@@ -23,6 +23,7 @@ struct RefreshFlags {
   std::string from_dir;
   std::string save_dir;
   std::string tencent_currency = "CNY";
+  bool force = false;
   FormatOptions format;
 };
 
@@ -91,6 +92,8 @@ void PrintReport(const RefreshReport& report, const std::string& out_dir, bool w
 }
 
 void Run(const GlobalOptions& global, const RefreshFlags& flags) {
+  // Refused before fetching: a refresh takes minutes and would be lost at the write.
+  CheckCatalogDestination("--out", flags.out_dir, flags.force);
   Catalog base = LoadCatalogOrThrow(global);
   RefreshOptions options;
   options.providers = flags.providers;
@@ -107,7 +110,7 @@ void Run(const GlobalOptions& global, const RefreshFlags& flags) {
     if (!report.providers.empty()) PrintReport(report, flags.out_dir, false, flags.format);
     ThrowIfError(s);
   }
-  ThrowIfError(WriteDirectoryAtomically(flags.out_dir, files));
+  WriteCatalogDirectory("--out", flags.out_dir, files, flags.force);
   PrintReport(report, flags.out_dir, true, flags.format);
   if (report.any_failed()) {
     std::vector<std::string> failed;
@@ -135,8 +138,11 @@ void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global) {
                       "catalog lists per provider)")
       ->delimiter(',');
   refresh->add_option("--out", flags->out_dir,
-                      "Catalog directory to write (replaced atomically; use it with --catalog)")
+                      "Catalog directory to write (replaced whole and atomically; a directory "
+                      "holding other files is refused without --force; use it with --catalog)")
       ->required();
+  refresh->add_flag("--force", flags->force,
+                    "Replace --out even when it holds files that are not part of a catalog");
   refresh->add_option("--from-dir", flags->from_dir,
                       "Replay responses saved with --save-responses instead of fetching")
       ->check(CLI::ExistingDirectory);

@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -267,7 +268,7 @@ void AddCompletionCommands(CLI::App* app) {
     if (*shell == "bash") std::cout << Bash(commands);
     else if (*shell == "zsh") std::cout << Zsh(commands);
     else if (*shell == "fish") std::cout << Fish(commands);
-    else throw CliError{"completion: '" + *shell + "' is not one of bash, zsh, fish"};
+    else throw CliError{"completion: '" + Shown(*shell) + "' is not one of bash, zsh, fish"};
   });
   CLI::App* manpage = app->add_subcommand("manpage", "Print the manual page (roff), made from this help text");
   manpage->callback([app]() {

@@ -11,6 +11,7 @@
 #include "cloudfit/skypilot_task.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -47,7 +48,7 @@ std::string One(CLI::App* c, const std::string& name, const std::string& fallbac
 void Emit(const ExportFlags& f, ExportTarget target) {
   ExportFormat format;
   if (!ParseExportFormat(f.format, &format)) {
-    throw CliError{"--format: '" + f.format + "' is not one of skypilot, terraform, kubernetes"};
+    throw CliError{"--format: '" + Shown(f.format) + "' is not one of skypilot, terraform, kubernetes"};
   }
   CLI::App* c = f.command;
   if (c->count("--name")) target.name = f.name;
@@ -82,7 +83,7 @@ bool ExportNamedInstance(const ExportFlags& f) {
   PricingMode mode = PricingMode::kOnDemand;
   std::string pricing = One(c, "--pricing", "ondemand");
   if (!ParsePricingMode(pricing, &mode)) {
-    throw CliError{"--pricing: '" + pricing + "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
+    throw CliError{"--pricing: '" + Shown(pricing) + "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
   }
   Catalog catalog = LoadCatalogOrThrow(*f.global);
   ExportTarget target;

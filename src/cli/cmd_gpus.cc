@@ -9,6 +9,7 @@
 #include "cloudfit/catalog_json.h"
 #include "util/dtype_names.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -77,7 +78,7 @@ void Run(const GlobalOptions& global, GpusOptions& options) {
   static const std::vector<std::string> kSorts = {"name", "memory", "bandwidth", "fp32",
                                                   "fp16", "bf16",   "fp8",       "year"};
   if (std::find(kSorts.begin(), kSorts.end(), options.sort) == kSorts.end()) {
-    throw CliError{"--sort: '" + options.sort + "' is not one of " + Join(kSorts, ", ")};
+    throw CliError{"--sort: '" + Shown(options.sort) + "' is not one of " + Join(kSorts, ", ")};
   }
   std::vector<const Accelerator*> rows;
   for (const Accelerator& a : catalog.accelerators()) {

@@ -6,6 +6,7 @@
 #include "cloudfit/catalog_json.h"
 #include "cloudfit/instance_query.h"
 #include "util/date.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -34,7 +35,7 @@ TableCell PriceCell(const Offer& o) {
 void Run(const GlobalOptions& global, InstancesOptions& options) {
   InstanceQuery& q = options.query;
   if (!ParsePricingMode(options.pricing, &q.pricing)) {
-    throw CliError{"--pricing: '" + options.pricing +
+    throw CliError{"--pricing: '" + Shown(options.pricing) +
                    "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
   }
   q.gpu_count = {options.gpus_min, options.gpus_max};

@@ -18,6 +18,7 @@
 #include "measure/child_process.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit::cli {
 
@@ -78,7 +79,7 @@ void Run(const GlobalOptions& global, const MonitorFlags& f, bool pid_given) {
   }
   PricingMode pricing;
   if (!ParsePricingMode(f.pricing, &pricing)) {
-    throw CliError{"--pricing: '" + f.pricing +
+    throw CliError{"--pricing: '" + Shown(f.pricing) +
                    "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
   }
   if (pid_given && !std::filesystem::exists("/proc/" + std::to_string(f.pid))) {

@@ -242,6 +242,7 @@ void ChildProcess::ReadOutput(int timeout_ms) {
     ssize_t n = read(output_fd_, buffer, sizeof buffer);
     if (n > 0) {
       partial_.append(buffer, static_cast<size_t>(n));
+      if (partial_.size() >= kMaxChildLineBytes) DeliverLines(false);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -266,7 +267,7 @@ void ChildProcess::DeliverLines(bool flush_partial) {
     begin = end + 1;
   }
   partial_.erase(0, begin);
-  if (flush_partial && !partial_.empty()) {
+  if ((flush_partial && !partial_.empty()) || partial_.size() >= kMaxChildLineBytes) {
     if (on_line_) on_line_(partial_);
     partial_.clear();
   }

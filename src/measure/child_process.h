@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +19,9 @@
 
 namespace cloudfit {
 
+// The longest piece of a child's output delivered as one line (1 MiB).
+inline constexpr size_t kMaxChildLineBytes = size_t{1} << 20;
+
 struct ChildOptions {
   // argv[0] is looked up in $PATH as a shell would. A command given as a single argument
   // holding a space ("torchrun --nproc_per_node=2 train.py", as users quote whole command
@@ -27,7 +31,9 @@ struct ChildOptions {
   std::vector<std::pair<std::string, std::string>> env;
   // With a callback, the child's stdout (and its stderr too when `merge_stderr`) goes through a
   // pipe and each line reaches `on_line` without its terminator. '\r' ends a line as well, as
-  // progress bars (tqdm) redraw with it. Without one, the child shares our stdin/out/err.
+  // progress bars (tqdm) redraw with it. A line longer than kMaxChildLineBytes arrives in
+  // pieces of about that size, so a child that never ends a line cannot fill our memory.
+  // Without a callback, the child shares our stdin/out/err.
   std::function<void(const std::string& line)> on_line;
   bool merge_stderr = false;
   // Reads /dev/null instead of our stdin: a run in a background process group that read the

@@ -212,6 +212,7 @@ Status CheckPocOptions(const PocOptions& o) {
 }
 
 bool ParseThroughput(const std::regex& pattern, const std::string& line, double* value) {
+  if (line.size() > kMaxThroughputLineBytes) return false;
   std::smatch match;
   if (!std::regex_search(line, match, pattern) || match.size() < 2 || !match[1].matched) {
     return false;

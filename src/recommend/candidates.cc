@@ -23,7 +23,7 @@ Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::st
     for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
     if (found) continue;
     std::vector<std::string> names(known.begin(), known.end());
-    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, w,
+    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, Shown(w),
                                                DidYouMean(ClosestNames(w, names))));
   }
   return Status::OK();
@@ -224,7 +224,7 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   const RecommendOptions& o = ctx->options;
   const Catalog& catalog = ctx->catalog;
   if (!catalog.FindCurrency(o.currency)) {
-    return Status::InvalidArgument("--currency: '" + o.currency + "' has no rate");
+    return Status::InvalidArgument("--currency: '" + Shown(o.currency) + "' has no rate");
   }
   // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
   const std::pair<const char*, std::optional<double>> numbers[] = {
@@ -264,7 +264,7 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   for (const std::string& line : o.excluded_costs) {
     const std::vector<std::string>& known = OptionalCostLines();
     if (std::find(known.begin(), known.end(), line) == known.end()) {
-      return Status::InvalidArgument(fmt::format("--exclude-cost: '{}' is not one of {}", line,
+      return Status::InvalidArgument(fmt::format("--exclude-cost: '{}' is not one of {}", Shown(line),
                                                  Join(known, ", ")));
     }
   }

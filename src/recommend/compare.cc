@@ -10,6 +10,7 @@
 
 #include "cloudfit/table.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -137,7 +138,7 @@ Status ParseCompareChoice(const Catalog& catalog, const RecommendOptions& option
     name = m[2].str();
   }
   if (count < 0 || count > 1024) {
-    return Status::InvalidArgument(fmt::format("--choice: '{}': a count in [1, 1024]", text));
+    return Status::InvalidArgument(fmt::format("--choice: '{}': a count in [1, 1024]", Shown(text)));
   }
   const InstanceType* t = nullptr;
   if (catalog.FindInstance(name, &t).ok()) {
@@ -149,7 +150,7 @@ Status ParseCompareChoice(const Catalog& catalog, const RecommendOptions& option
   Status s = catalog.FindAccelerator(name, &gpu);
   if (!s.ok()) {
     return Status::InvalidArgument(fmt::format(
-        "--choice: '{}' is neither an instance type nor a GPU ({})", text, s.message()));
+        "--choice: '{}' is neither an instance type nor a GPU ({})", Shown(text), s.message()));
   }
   int gpus = std::max(1, count);
   const InstanceType* best = nullptr;

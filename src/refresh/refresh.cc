@@ -14,6 +14,7 @@
 #include "refresh/provider.h"
 #include "refresh/saved_responses.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -94,13 +95,13 @@ Status ValidateRefreshOptions(const Catalog& base, const RefreshOptions& options
   for (const std::string& p : options.providers) {
     const auto& known = RefreshProviders();
     if (std::find(known.begin(), known.end(), p) == known.end()) {
-      return Status::InvalidArgument(fmt::format("--provider: '{}' is not one of {}", p,
+      return Status::InvalidArgument(fmt::format("--provider: '{}' is not one of {}", Shown(p),
                                                  Join(known, ", ")));
     }
   }
   for (const std::string& r : options.regions) {
     if (r.empty() || r.size() > 64 || r.find_first_of(" /?&#") != std::string::npos) {
-      return Status::InvalidArgument(fmt::format("--regions: '{}' is not a region id", r));
+      return Status::InvalidArgument(fmt::format("--region: '{}' is not a region id", Shown(r)));
     }
   }
   if (options.regions.size() > 1 &&

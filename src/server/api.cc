@@ -267,9 +267,11 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
   static const char* kKnown[] = {"format", "workload", "calibration", "options", "rank",
                                  "instance", "region", "pricing", "nodes", "replicas",
                                  "serving", "name", "disk_gb"};
-  for (const auto& [key, value] : request.items()) {
+  for (const auto& item : request.items()) {
+    // Not a structured binding: clang (C++20 as clang 14 has it) cannot capture one in a lambda.
+    const std::string& key = item.key();
     if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return key == k; })) {
-      return ApiError(400, key.substr(0, 64) + ": unknown field; known: format, workload, calibration, "
+      return ApiError(400, Shown(key) + ": unknown field; known: format, workload, calibration, "
                            "options, rank (a recommendation's offer), or instance, region, pricing, "
                            "nodes, replicas, serving; and name, disk_gb");
     }

@@ -101,7 +101,9 @@ bool LeftoverPid(const std::string& name, const std::string& prefix, long* pid) 
 
 // Removes the temporary files that killed writers of `target` left beside it.
 void RemoveStaleTempFiles(const fs::path& target) {
-  std::string prefix = "." + target.filename().string() + ".tmp-";
+  // Appended, not "." + string: GCC 12 warns falsely (-Wrestrict) on that once inlined.
+  std::string prefix = ".";
+  prefix.append(target.filename().string()).append(".tmp-");
   std::error_code ec;
   for (fs::directory_iterator it(target.parent_path(), ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -284,37 +286,52 @@ Status WriteTree(const fs::path& root, const std::map<std::string, std::string>&
   return Status::OK();
 }
 
+// The directory `dir` names, absolute and without a trailing separator ("out/" names "out").
+Status DirectoryTarget(const std::string& dir, fs::path* target) {
+  std::error_code ec;
+  *target = fs::absolute(dir, ec).lexically_normal();
+  if (ec) return Status::IOError(fmt::format("{}: {}", dir, ec.message()));
+  if (target->filename().empty()) *target = target->parent_path();
+  return Status::OK();
+}
+
 }  // namespace
+
+Status CheckDirectoryReplaceable(const std::string& dir,
+                                 const std::map<std::string, std::string>& files,
+                                 const DirectoryWriteOptions& options) {
+  fs::path target;
+  if (Status s = DirectoryTarget(dir, &target); !s.ok()) return s;
+  std::error_code ec;
+  fs::file_status status = fs::symlink_status(target, ec);
+  if (!fs::exists(status)) return Status::OK();
+  if (!fs::is_directory(status)) return Status::IOError(dir + ": exists and is not a directory");
+  if (options.force) return Status::OK();
+  std::set<std::string> known = options.known_files;
+  for (const auto& [relative, contents] : files) known.insert(relative);
+  std::string reason;
+  if (LooksLikeCatalogDirectory(target.string(), known, &reason)) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "{}: not replaced: it holds '{}', which is not part of a catalog, and writing replaces "
+      "the whole directory; choose an empty or new directory, or pass --force to replace it "
+      "and everything in it",
+      dir, Shown(reason)));
+}
 
 Status WriteDirectoryAtomically(const std::string& dir,
                                 const std::map<std::string, std::string>& files,
                                 const DirectoryWriteOptions& options) {
+  fs::path target;
+  if (Status s = DirectoryTarget(dir, &target); !s.ok()) return s;
   std::error_code ec;
-  fs::path target = fs::absolute(dir, ec).lexically_normal();
-  if (ec) return Status::IOError(fmt::format("{}: {}", dir, ec.message()));
-  if (target.filename().empty()) target = target.parent_path();  // "out/" names "out"
   fs::path parent = target.parent_path();
   fs::create_directories(parent, ec);
   if (ec) return Status::IOError(fmt::format("{}: {}", parent.string(), ec.message()));
   CleanDirectoryLeftovers(target);
 
-  fs::file_status status = fs::symlink_status(target, ec);
-  bool had_old = fs::exists(status);
-  if (had_old && !fs::is_directory(status)) {
-    return Status::IOError(dir + ": exists and is not a directory");
-  }
-  if (had_old && !options.force) {
-    std::set<std::string> known = options.known_files;
-    for (const auto& [relative, contents] : files) known.insert(relative);
-    std::string reason;
-    if (!LooksLikeCatalogDirectory(target.string(), known, &reason)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: not replaced: it holds '{}', which is not part of a catalog, and writing replaces "
-          "the whole directory; choose an empty or new directory, or pass --force to replace it "
-          "and everything in it",
-          dir, Shown(reason)));
-    }
-  }
+  Status refused = CheckDirectoryReplaceable(dir, files, options);
+  if (!refused.ok()) return refused;
+  bool had_old = fs::exists(fs::symlink_status(target, ec));
 
   std::string pid = std::to_string(::getpid());
   fs::path staging = parent / (target.filename().string() + ".tmp-" + pid);

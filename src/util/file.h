@@ -48,6 +48,13 @@ inline constexpr const char* kCatalogMarkerFile = ".cloudfit-catalog";
 bool LooksLikeCatalogDirectory(const std::string& dir, const std::set<std::string>& known,
                                std::string* reason);
 
+// What WriteDirectoryAtomically(dir, files, options) would refuse before writing anything: a
+// `dir` that exists and is not a directory, or a non-empty one that is not a catalog (unless
+// options.force). For callers that take long before they write, so they refuse first.
+Status CheckDirectoryReplaceable(const std::string& dir,
+                                 const std::map<std::string, std::string>& files,
+                                 const DirectoryWriteOptions& options = {});
+
 // Writes `files` (relative path -> contents) as the directory `dir`:
 //  - refuses (InvalidArgument) a non-empty `dir` that is not a catalog, unless options.force;
 //  - writes a staging directory beside it, fsyncs every file and directory, then swaps it in

@@ -66,7 +66,7 @@ Status Bool(const std::string& field, const json& v, bool* out) {
   std::string k = ToLower(Text(v));
   if (k == "true" || k == "yes" || k == "1") *out = true;
   else if (k == "false" || k == "no" || k == "0") *out = false;
-  else return Invalid(field, fmt::format("expected true or false, not '{}'", Text(v)));
+  else return Invalid(field, fmt::format("expected true or false, not '{}'", Shown(Text(v))));
   return Status::OK();
 }
 
@@ -148,7 +148,7 @@ const std::map<std::string, OptionSetter>& Options() {
       {"objective",
        [](const std::string& field, const json& v, RecommendOptions* o) {
          if (ParseObjective(Text(v), &o->objective)) return Status::OK();
-         return Invalid(field, fmt::format("'{}' is not one of cheapest, fastest, balanced", Text(v)));
+         return Invalid(field, fmt::format("'{}' is not one of cheapest, fastest, balanced", Shown(Text(v))));
        }},
       {"pricing",
        [](const std::string& field, const json& v, RecommendOptions* o) {

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "cloudfit/catalog.h"
@@ -13,6 +15,7 @@
 #include "cloudfit/recommend.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -64,6 +67,37 @@ const std::map<std::string, std::string>& SkyPilotNames() {
 std::string EndWithSuggestion(const std::string& name, const std::vector<std::string>& names) {
   std::string suggestion = DidYouMean(ClosestNames(name, names));
   return suggestion.empty() ? "." : suggestion;
+}
+
+// Walks the documents of a YAML stream as YAML::LoadAll does, building nothing, and says
+// whether the walk ends within `limit` documents. yaml-cpp 0.7 (Debian 12's) answers an empty
+// document forever, consuming nothing, on some malformed text (a lone ","), so its LoadAll
+// never returns and grows without bound (jbeder/yaml-cpp#1040, fixed in 0.8 by #1319). A
+// stream that ends has at most one document per byte, so the limit refuses only that loop.
+class DocumentWalker : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+bool DocumentsEnd(const std::string& text, size_t limit) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentWalker walker;
+  for (size_t documents = 0; documents <= limit; ++documents) {
+    if (!parser.HandleNextDocument(walker)) return true;
+  }
+  return false;
 }
 
 Status Bad(std::string_view origin, const std::string& field, const std::string& message) {
@@ -279,12 +313,12 @@ Status ParseAcceleratorRequest(std::string_view text, std::string_view field,
     if (!ParseDouble(n, &count) || !std::isfinite(count) || count <= 0 || count > 1024) {
       return Status::InvalidArgument(fmt::format(
           "{}: '{}' has no valid count; NAME:COUNT with COUNT from 0 to 1024, e.g. A100:8", field,
-          text));
+          Shown(text)));
     }
   }
   if (name.empty()) {
     return Status::InvalidArgument(
-        fmt::format("{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, text));
+        fmt::format("{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, Shown(text)));
   }
   out->name = name;
   out->count = count;
@@ -295,7 +329,13 @@ Status ParseSkyPilotTask(std::string_view yaml_text, std::string_view origin, Ta
   *out = TaskResources();
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(std::string(yaml_text));
+    std::string text(yaml_text);
+    if (!DocumentsEnd(text, text.size() + 1)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: not valid YAML: the parser makes no progress (a stray ',' or other punctuation "
+          "outside a [ ] or {{ }} list?)", origin));
+    }
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(fmt::format("{}: not valid YAML: {}", origin, e.what()));
   }
