@@ -46,11 +46,13 @@ std::string SyntheticSkyPilotAws(size_t target_bytes) {
     for (const CsvRow& row : table.rows) {
       std::vector<std::string> fields = row.fields;
       std::string& type = fields[static_cast<size_t>(type_column)];
-      if (copy > 0 && type.find('.') != std::string::npos) {
-        type.insert(type.find('.'), fmt::format("c{}", copy));
+      if (size_t dot = type.find('.'); copy > 0 && dot != std::string::npos) {
+        std::string_view name = type;
+        type = fmt::format("{}c{}{}", name.substr(0, dot), copy, name.substr(dot));
       }
       for (size_t i = 0; i < fields.size(); ++i) {
-        out += (i ? "," : "") + CsvEscape(fields[i]);
+        if (i > 0) out += ',';
+        out += CsvEscape(fields[i]);
       }
       out += '\n';
     }

@@ -5,10 +5,9 @@
 namespace cloudfit {
 
 Status ReadReferenceTable(const Catalog& catalog, const std::string& name, CsvTable* out) {
-  auto it = catalog.files().find(name);
-  if (it != catalog.files().end()) {
+  if (std::optional<std::string_view> text = catalog.FindFile(name)) {
     std::string path = catalog.origin() == "built-in" ? "data/" + name : catalog.origin() + "/" + name;
-    return ParseCsv(it->second, path, CsvOptions(), out);
+    return ParseCsv(*text, path, CsvOptions(), out);
   }
   for (const EmbeddedFile& f : EmbeddedDataFiles()) {
     if (name == f.path) {

@@ -18,9 +18,8 @@ constexpr const char* kEnginesFile = "serving_engines.csv";
 // The catalog's copy, or the built-in one for a catalog directory written before engines
 // were data.
 Status EngineFileText(const Catalog& catalog, std::string* text, std::string* path) {
-  auto it = catalog.files().find(kEnginesFile);
-  if (it != catalog.files().end()) {
-    *text = it->second;
+  if (std::optional<std::string_view> file = catalog.FindFile(kEnginesFile)) {
+    *text = std::string(*file);
     *path = catalog.origin() == "built-in" ? std::string("data/") + kEnginesFile
                                            : catalog.origin() + "/" + kEnginesFile;
     return Status::OK();
