@@ -116,6 +116,9 @@ class Catalog {
   Status FindModel(std::string_view name, const Model** out) const;
   // Instance types are looked up by their provider's API name, case-insensitively.
   Status FindInstance(std::string_view name, const InstanceType** out) const;
+  // The same lookup without the "did you mean" list of a miss (which costs an edit distance to
+  // every name): nullptr when there is no such type.
+  const InstanceType* LookupInstance(std::string_view name) const;
   const CurrencyRate* FindCurrency(std::string_view code) const;
   // Converts between currencies through the USD rates of currency.csv.
   Status Convert(double amount, std::string_view from, std::string_view to, double* out) const;

@@ -277,11 +277,16 @@ Status Catalog::FindModel(std::string_view name, const Model** out) const {
                                       DidYouMean(ClosestNames(name, AllNames(models_)))));
 }
 
+const InstanceType* Catalog::LookupInstance(std::string_view name) const {
+  if (name.size() > kMaxNameBytes) return nullptr;
+  auto it = instance_index_.find(ToLower(Trim(name)));
+  return it == instance_index_.end() ? nullptr : it->second;
+}
+
 Status Catalog::FindInstance(std::string_view name, const InstanceType** out) const {
   if (name.size() > kMaxNameBytes) return TooLong("instance type", name);
-  auto it = instance_index_.find(ToLower(Trim(name)));
-  if (it != instance_index_.end()) {
-    *out = it->second;
+  if (const InstanceType* found = LookupInstance(name)) {
+    *out = found;
     return Status::OK();
   }
   std::vector<std::string> names;

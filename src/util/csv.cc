@@ -11,7 +11,7 @@
 namespace cloudfit {
 
 int CsvTable::ColumnIndex(std::string_view name) const {
-  auto it = column_index.find(std::string(name));
+  auto it = column_index.find(name);
   return it == column_index.end() ? -1 : it->second;
 }
 
@@ -27,45 +27,61 @@ Status CsvTable::RequireColumns(const std::vector<std::string_view>& names) cons
 namespace {
 
 // Splits the text into records. Returns false with a message on an unterminated quote.
+// Outside quotes, runs of ordinary characters are copied whole; '\r' is dropped wherever it
+// stands (CRLF line ends), a '"' opens a quoted part of the field wherever it stands.
 bool SplitRecords(std::string_view text, std::vector<CsvRow>* records, std::string* error) {
   CsvRow current;
+  size_t width = 0;  // fields of the first record: later ones reserve as many
   std::string field;
-  bool in_quotes = false;
   bool field_started = false;  // distinguishes an empty line from a line with one empty field
   int line = 1;
   current.line = 1;
-  int quote_line = 0;
   auto end_record = [&]() {
     if (field_started || !current.fields.empty()) {
       current.fields.push_back(std::move(field));
+      if (width == 0) width = current.fields.size();
       records->push_back(std::move(current));
     }
     current = CsvRow();
+    current.fields.reserve(width);
     field.clear();
     field_started = false;
   };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_quotes) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field.push_back('"');
-          ++i;
-        } else {
-          in_quotes = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        field.push_back(c);
-      }
-      continue;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    const char* run = p;
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r' && *p != '"') ++p;
+    if (p > run) {
+      field.append(run, static_cast<size_t>(p - run));
+      field_started = true;
     }
-    switch (c) {
-      case '"':
-        in_quotes = true;
-        quote_line = line;
+    if (p == end) break;
+    switch (*p++) {
+      case '"': {
         field_started = true;
+        int quote_line = line;
+        for (;;) {
+          const char* quoted = p;
+          while (p < end && *p != '"' && *p != '\n') ++p;
+          field.append(quoted, static_cast<size_t>(p - quoted));
+          if (p == end) {
+            *error = fmt::format("{}: unterminated quoted field", quote_line);
+            return false;
+          }
+          if (*p == '\n') {
+            ++line;
+            field.push_back(*p++);
+          } else if (p + 1 < end && p[1] == '"') {
+            field.push_back('"');
+            p += 2;
+          } else {
+            ++p;
+            break;
+          }
+        }
         break;
+      }
       case ',':
         current.fields.push_back(std::move(field));
         field.clear();
@@ -78,14 +94,7 @@ bool SplitRecords(std::string_view text, std::vector<CsvRow>* records, std::stri
         ++line;
         current.line = line;
         break;
-      default:
-        field.push_back(c);
-        field_started = true;
     }
-  }
-  if (in_quotes) {
-    *error = fmt::format("{}: unterminated quoted field", quote_line);
-    return false;
   }
   end_record();
   return true;
@@ -147,10 +156,9 @@ std::string CsvEscape(std::string_view field) {
   return out;
 }
 
-std::string_view CsvRowReader::Text(std::string_view column) const {
-  int index = table_.ColumnIndex(column);
-  if (index < 0) return {};
-  return Trim(row_.fields[static_cast<size_t>(index)]);
+std::string_view CsvRowReader::Text(CsvColumn column) const {
+  if (column.index < 0) return {};
+  return Trim(row_.fields[static_cast<size_t>(column.index)]);
 }
 
 void CsvRowReader::Fail(std::string_view column, std::string_view reason) {
@@ -159,42 +167,41 @@ void CsvRowReader::Fail(std::string_view column, std::string_view reason) {
       fmt::format("{}:{}: field '{}': {}", table_.path, row_.line, column, reason));
 }
 
-std::string CsvRowReader::RequiredText(std::string_view column) {
+std::string CsvRowReader::RequiredText(CsvColumn column) {
   std::string_view text = Text(column);
-  if (text.empty()) Fail(column, "missing value");
+  if (text.empty()) Fail(column.name, "missing value");
   return std::string(text);
 }
 
-std::optional<double> CsvRowReader::OptionalNumber(std::string_view column, double min,
-                                                   double max) {
+std::optional<double> CsvRowReader::OptionalNumber(CsvColumn column, double min, double max) {
   std::string_view text = Text(column);
   if (text.empty()) return std::nullopt;
   double value = 0;
   if (!ParseDouble(text, &value)) {
-    Fail(column, fmt::format("'{}' is not a number", Shown(text)));
+    Fail(column.name, fmt::format("'{}' is not a number", Shown(text)));
     return std::nullopt;
   }
   if (value < min || value > max) {
-    Fail(column, fmt::format("{} is out of range [{}, {}]", Shown(text), min, max));
+    Fail(column.name, fmt::format("{} is out of range [{}, {}]", Shown(text), min, max));
     return std::nullopt;
   }
   return value;
 }
 
-double CsvRowReader::Number(std::string_view column, double min, double max) {
+double CsvRowReader::Number(CsvColumn column, double min, double max) {
   if (Text(column).empty()) {
-    Fail(column, "missing value");
+    Fail(column.name, "missing value");
     return 0;
   }
   return OptionalNumber(column, min, max).value_or(0);
 }
 
-bool CsvRowReader::YesNo(std::string_view column, bool default_value) {
+bool CsvRowReader::YesNo(CsvColumn column, bool default_value) {
   std::string value = ToLower(Text(column));
   if (value.empty()) return default_value;
   if (value == "yes" || value == "true" || value == "1") return true;
   if (value == "no" || value == "false" || value == "0") return false;
-  Fail(column, fmt::format("'{}' is not yes or no", Shown(value)));
+  Fail(column.name, fmt::format("'{}' is not yes or no", Shown(value)));
   return default_value;
 }
 

@@ -3,6 +3,7 @@
 #ifndef CLOUDFIT_UTIL_CSV_H_
 #define CLOUDFIT_UTIL_CSV_H_
 
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,6 +20,12 @@ struct CsvRow {
   std::vector<std::string> fields;
 };
 
+// A column found once by name, so that the rows of a large file read it by index.
+struct CsvColumn {
+  std::string_view name;
+  int index = -1;  // -1: the header has no such column
+};
+
 struct CsvTable {
   std::string path;  // shown in error messages
   std::vector<std::string> header;
@@ -26,10 +33,16 @@ struct CsvTable {
 
   // Index of a header column, or -1.
   int ColumnIndex(std::string_view name) const;
+  CsvColumn Column(std::string_view name) const { return {name, ColumnIndex(name)}; }
   // Corruption naming the first of `names` that the header lacks.
   Status RequireColumns(const std::vector<std::string_view>& names) const;
 
-  std::unordered_map<std::string, int> column_index;
+  // Looked up by string_view without making a string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> column_index;
 };
 
 struct CsvOptions {
@@ -51,18 +64,31 @@ class CsvRowReader {
  public:
   CsvRowReader(const CsvTable& table, const CsvRow& row) : table_(table), row_(row) {}
 
+  // Each reads a column named here or found once with CsvTable::Column.
   // The trimmed text of a column; "" when the column is absent from the header.
-  std::string_view Text(std::string_view column) const;
+  std::string_view Text(std::string_view column) const { return Text(table_.Column(column)); }
+  std::string_view Text(CsvColumn column) const;
   // Like Text, but an empty value is an error.
-  std::string RequiredText(std::string_view column);
+  std::string RequiredText(std::string_view column) { return RequiredText(table_.Column(column)); }
+  std::string RequiredText(CsvColumn column);
   // Empty -> nullopt. Otherwise a finite number in [min, max], or an error.
   std::optional<double> OptionalNumber(std::string_view column, double min = 0,
+                                       double max = std::numeric_limits<double>::max()) {
+    return OptionalNumber(table_.Column(column), min, max);
+  }
+  std::optional<double> OptionalNumber(CsvColumn column, double min = 0,
                                        double max = std::numeric_limits<double>::max());
   // A number that must be present.
   double Number(std::string_view column, double min = 0,
-                double max = std::numeric_limits<double>::max());
+                double max = std::numeric_limits<double>::max()) {
+    return Number(table_.Column(column), min, max);
+  }
+  double Number(CsvColumn column, double min = 0, double max = std::numeric_limits<double>::max());
   // "yes"/"no" (also true/false, 1/0); empty -> default_value.
-  bool YesNo(std::string_view column, bool default_value = false);
+  bool YesNo(std::string_view column, bool default_value = false) {
+    return YesNo(table_.Column(column), default_value);
+  }
+  bool YesNo(CsvColumn column, bool default_value = false);
 
   // Records an error about `column` unless one is already recorded.
   void Fail(std::string_view column, std::string_view reason);
