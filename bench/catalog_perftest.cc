@@ -44,7 +44,7 @@ std::string SyntheticSkyPilotAws(size_t target_bytes) {
   std::string out = sample.substr(0, sample.find('\n') + 1);
   for (int copy = 0; out.size() < target_bytes; ++copy) {
     for (const CsvRow& row : table.rows) {
-      std::vector<std::string> fields = row.fields;
+      std::vector<std::string> fields(row.fields.begin(), row.fields.end());
       std::string& type = fields[static_cast<size_t>(type_column)];
       if (size_t dot = type.find('.'); copy > 0 && dot != std::string::npos) {
         std::string_view name = type;

@@ -53,7 +53,9 @@ Status ParseFile(const CatalogFiles& files, const std::string& origin, const std
     return Status::Corruption(fmt::format("{}: the catalog has no {}", origin, name));
   }
   std::string path = origin == "built-in" ? "data/" + name : origin + "/" + name;
-  return ParseCsv(it->second, path, CsvOptions(), table);
+  CsvOptions options;
+  options.borrow_text = true;  // the files outlive the table
+  return ParseCsv(it->second, path, options, table);
 }
 
 // "file:line" of each row of `table`, for index errors.

@@ -51,13 +51,14 @@ Status WorkingCatalog::Finish(CatalogFiles* out) const {
   CatalogFiles files = base_.files();
   for (const auto& [provider, types] : providers_) {
     std::string name = "instances/" + provider + ".csv";
-    std::string text = FormatInstancesCsv(types.types);
+    std::string& text = files[name] = FormatInstancesCsv(types.types);
     CsvTable table;
+    CsvOptions options;
+    options.borrow_text = true;  // `files` outlives the table
     std::vector<InstanceType> checked;
-    Status s = ParseCsv(text, "imported catalog/" + name, CsvOptions(), &table);
+    Status s = ParseCsv(text, "imported catalog/" + name, options, &table);
     if (s.ok()) s = ParseInstances(table, provider, base_, &checked);
     if (!s.ok()) return Status::Corruption("the merged catalog does not load: " + s.message());
-    files[name] = std::move(text);
   }
   *out = std::move(files);
   return Status::OK();

@@ -132,8 +132,15 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     size_t index;
     int line;
   };
-  std::unordered_map<std::string, Seen> types;           // type name -> first row
-  std::unordered_map<std::string, int> region_lines;     // "type|region" -> line
+  // Keyed by views of the table's text, which outlives the loop.
+  std::unordered_map<std::string_view, Seen> types;  // type name -> first row
+  struct PairHash {
+    size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
+      return std::hash<std::string_view>()(p.first) * 31 + std::hash<std::string_view>()(p.second);
+    }
+  };
+  std::unordered_map<std::pair<std::string_view, std::string_view>, int, PairHash>
+      region_lines;  // (type, region) -> line
   // Names resolved once per file: every region row of a type repeats them.
   std::unordered_map<std::string, std::pair<Status, const Accelerator*>> gpus;
   std::unordered_map<std::string, const CpuGeneration*> cpus;
@@ -229,22 +236,22 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     price.notes = r.Text(col.notes);
     if (!r.status().ok()) return r.status();
 
-    std::string region_key = t.name + "|" + price.region;
-    if (auto it = region_lines.find(region_key); it != region_lines.end()) {
+    std::string_view name = r.Text(col.instance_type);
+    auto [region_line, first] = region_lines.try_emplace({name, r.Text(col.region)}, row.line);
+    if (!first) {
       r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", t.name,
-                                   price.region, it->second));
+                                   price.region, region_line->second));
       return r.status();
     }
-    region_lines[region_key] = row.line;
 
-    auto it = types.find(t.name);
+    auto it = types.find(name);
     if (it == types.end()) {
       t.source = fmt::format("{}:{}", table.path, row.line);
       // The first URL of `source` documents the shape; the price page may differ per region.
       std::vector<std::string> sources = SplitList(price.source, '|');
       t.shape_source = sources.empty() ? "" : sources.front();
       t.regions.push_back(std::move(price));
-      types[t.name] = Seen{out->size(), row.line};
+      types.emplace(name, Seen{out->size(), row.line});
       out->push_back(std::move(t));
     } else {
       if (!SameShape((*out)[it->second.index], t)) {

@@ -185,9 +185,11 @@ class SkyPilotFile {
         path_(std::move(path)),
         report_(report) {}
 
+  // `text` must outlive this object: the table views it.
   Status Read(std::string_view text) {
     CsvOptions options;
     options.allow_comments = false;
+    options.borrow_text = true;
     Status s = ParseCsv(text, path_, options, &table_);
     if (!s.ok()) return s;
     s = table_.RequireColumns({"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs",
@@ -209,7 +211,14 @@ class SkyPilotFile {
   // Merges what was read into `working`.
   void MergeInto(WorkingCatalog* working, ImportReport* totals) {
     std::string source = "SkyPilot catalog " + path_;
-    for (auto& [name, imported] : types_) {
+    // In name order, so that added types come in the same order whatever the file's.
+    std::vector<std::pair<const std::string, ImportedType>*> sorted;
+    sorted.reserve(types_.size());
+    for (auto& entry : types_) sorted.push_back(&entry);
+    std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (auto* entry : sorted) {
+      const std::string& name = entry->first;
+      ImportedType& imported = entry->second;
       InstanceType* existing = working->Find(cloud_, name);
       if (existing == nullptr) {
         ++totals->types_added;
@@ -264,8 +273,10 @@ class SkyPilotFile {
   // thrown at. Every row of a type repeats the literal, so each is parsed once.
   double PerGpuBytes(std::string_view gpu_info) {
     if (!StartsWith(gpu_info, "{")) return 0;
-    auto [it, inserted] = per_gpu_bytes_.try_emplace(std::string(gpu_info), 0.0);
-    if (!inserted) return it->second;
+    if (auto known = per_gpu_bytes_.find(gpu_info); known != per_gpu_bytes_.end()) {
+      return known->second;
+    }
+    auto it = per_gpu_bytes_.emplace(std::string(gpu_info), 0.0).first;
     nlohmann::json info;
     if (!ParsePythonLiteral(gpu_info, &info).ok()) return 0;
     double mib = 0;
@@ -284,23 +295,28 @@ class SkyPilotFile {
   }
 
   struct ResolvedGpu {
+    bool non_gpu = false;  // TPUs and other accelerators cloudfit does not model
     const Accelerator* gpu = nullptr;
     std::string guess;
+    const InstanceType* known = nullptr;  // the catalog's type of that name
   };
-  // ResolveGpu, once per accelerator name, memory and type (every row of a type repeats them).
+  // What a GPU row's accelerator name, memory and type resolve to, once per distinct three
+  // (every row of a type repeats them).
   const ResolvedGpu& Resolve(const std::string& accelerator, double per_gpu_bytes,
                              const std::string& type) {
     std::string key = accelerator + '\0' + type + '\0' +
                       std::string(reinterpret_cast<const char*>(&per_gpu_bytes), sizeof(double));
     auto [it, inserted] = resolved_.try_emplace(std::move(key));
+    ResolvedGpu& r = it->second;
     if (inserted) {
+      r.non_gpu = IsNonGpuAccelerator(accelerator);
       if (families_.empty()) {
         for (const Accelerator& a : catalog_.accelerators()) families_.push_back(GpuFamily(a.name));
       }
-      it->second.gpu =
-          ResolveGpu(catalog_, families_, accelerator, per_gpu_bytes, type, &it->second.guess);
+      if (!r.non_gpu) r.gpu = ResolveGpu(catalog_, families_, accelerator, per_gpu_bytes, type, &r.guess);
+      r.known = catalog_.LookupInstance(type);
     }
-    return it->second;
+    return r;
   }
 
   // The columns the importer reads, found once per file (-1: the file has none).
@@ -424,15 +440,15 @@ class SkyPilotFile {
     InstanceType shape;
     double per_gpu_bytes = 0;  // SkyPilot's own per-GPU figure, when it gives one
     if (!accelerator.empty()) {
-      if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + Shown(accelerator) + ")");
       per_gpu_bytes = PerGpuBytes(Field(row, columns_->gpu_info));
       const ResolvedGpu& resolved = Resolve(accelerator, per_gpu_bytes, type);
+      if (resolved.non_gpu) return Skip("not a GPU (" + Shown(accelerator) + ")");
       shape.gpu = resolved.gpu;
       const std::string& guess = resolved.guess;
       if (shape.gpu == nullptr) return Skip("unknown GPU '" + Shown(accelerator) + "'");
       if (gpu_count <= 0 || gpu_count > 1024) return Skip("GPU without a count of 1 to 1024");
       // A type the catalog already describes keeps its curated GPU; say where the file differs.
-      const InstanceType* known = catalog_.LookupInstance(type);
+      const InstanceType* known = resolved.known;
       if (known != nullptr && known->provider == cloud_ && known->gpu) {
         if (known->gpu != shape.gpu) {
           ++report_->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
@@ -444,18 +460,10 @@ class SkyPilotFile {
         ++report_->guessed[guess];
       }
     }
-    shape.provider = cloud_;
-    shape.name = type;
-    shape.family = FamilyOf(cloud_, type, shape.gpu);
     shape.gpu_count = shape.gpu ? gpu_count : 0;
     shape.vcpus = static_cast<int>(*vcpus);
     shape.memory_bytes = *memory_gib * kBytesPerGib;
     shape.arch = Field(row, columns_->arch) == "arm64" ? "arm64" : "x86_64";
-    if (shape.gpu) {
-      // SkyPilot's per-GPU figure where it gives one (AWS reports usable MiB).
-      shape.gpu_memory_bytes =
-          shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
-    }
     if (auto disk = Number(row, columns_->disk_size); disk && *disk > 0 && *disk <= 1e7) {
       double count = Number(row, columns_->disk_count).value_or(1);
       shape.local_disk_bytes = *disk * (count >= 1 && count <= 1024 ? count : 1) * 1e9;
@@ -464,12 +472,26 @@ class SkyPilotFile {
     auto [it, inserted] = types_.try_emplace(type);
     ImportedType& imported = it->second;
     if (inserted) {
+      // What the first row of a type says, beyond the figures every row must repeat.
+      shape.provider = cloud_;
+      shape.name = type;
+      shape.family = FamilyOf(cloud_, type, shape.gpu);
+      if (shape.gpu) {
+        // SkyPilot's per-GPU figure where it gives one (AWS reports usable MiB).
+        shape.gpu_memory_bytes =
+            shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
+      }
       imported.shape = std::move(shape);
     } else if (!SameShape(imported.shape, shape)) {
       return Skip("shape differs from an earlier row of the same type");
     }
     Offer& offer = imported.offers[region];
-    if (offer.zones > 0) ++report_->merged["rows merged into one offer per region (zones, repeats)"];
+    if (offer.zones > 0) {
+      if (merged_rows_ == nullptr) {
+        merged_rows_ = &report_->merged["rows merged into one offer per region (zones, repeats)"];
+      }
+      ++*merged_rows_;
+    }
     ++offer.zones;
     offer.ondemand = offer.ondemand ? std::min(*offer.ondemand, *price) : *price;
     if (spot > 0) offer.spot = offer.spot ? std::min(*offer.spot, spot) : spot;
@@ -483,13 +505,15 @@ class SkyPilotFile {
   FileImportReport* report_;
   CsvTable table_;
   std::optional<Columns> columns_;
-  std::unordered_map<std::string, double> per_gpu_bytes_;  // by GpuInfo literal
+  // By GpuInfo literal, found without making a string of its 250 bytes per row.
+  std::unordered_map<std::string, double, StringHash, std::equal_to<>> per_gpu_bytes_;
   std::unordered_map<std::string, ResolvedGpu> resolved_;
   std::vector<std::string> families_;  // GpuFamily of each catalog accelerator
+  int* merged_rows_ = nullptr;  // the report's count of merged rows, once there is one
   std::map<std::string, AttachablePrice> attachable_;
   std::map<std::string, int> attachable_unused_;
   int attachable_rows_ = 0;
-  std::map<std::string, ImportedType> types_;
+  std::unordered_map<std::string, ImportedType> types_;
 };
 
 }  // namespace

@@ -3,7 +3,9 @@
 #ifndef CLOUDFIT_UTIL_CSV_H_
 #define CLOUDFIT_UTIL_CSV_H_
 
+#include <deque>
 #include <functional>
+#include <memory>
 #include <limits>
 #include <optional>
 #include <string>
@@ -12,12 +14,15 @@
 #include <vector>
 
 #include "cloudfit/status.h"
+#include "util/strings.h"
 
 namespace cloudfit {
 
 struct CsvRow {
   int line = 0;  // 1-based line where the row starts
-  std::vector<std::string> fields;
+  // Views of the text the table keeps (CsvTable::storage): valid as long as the table, or a
+  // copy of it, lives.
+  std::vector<std::string_view> fields;
 };
 
 // A column found once by name, so that the rows of a large file read it by index.
@@ -30,6 +35,13 @@ struct CsvTable {
   std::string path;  // shown in error messages
   std::vector<std::string> header;
   std::vector<CsvRow> rows;
+  // The parsed text (unless borrowed: CsvOptions), and the fields that quotes or CRs made differ
+  // from it: what the rows' views point into. Shared, so copies of the table stay valid.
+  struct Storage {
+    std::string text;
+    std::deque<std::string> unquoted;
+  };
+  std::shared_ptr<const Storage> storage;
 
   // Index of a header column, or -1.
   int ColumnIndex(std::string_view name) const;
@@ -37,17 +49,15 @@ struct CsvTable {
   // Corruption naming the first of `names` that the header lacks.
   Status RequireColumns(const std::vector<std::string_view>& names) const;
 
-  // Looked up by string_view without making a string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
-  };
-  std::unordered_map<std::string, int, NameHash, std::equal_to<>> column_index;
+  std::unordered_map<std::string, int, StringHash, std::equal_to<>> column_index;
 };
 
 struct CsvOptions {
   // Skip rows whose first field starts with '#' (our own data files allow comments).
   bool allow_comments = true;
+  // The caller keeps the text alive and unchanged as long as the table (and its copies) live:
+  // the rows view it instead of a copy (megabytes of import files and catalogs).
+  bool borrow_text = false;
 };
 
 // Parses `text`; blank lines are skipped, CRLF is accepted, a row whose field count differs
@@ -57,6 +67,8 @@ Status ParseCsv(std::string_view text, std::string_view path, const CsvOptions& 
 
 // Quotes a field for CSV output when it needs it.
 std::string CsvEscape(std::string_view field);
+// The same, appended to `out` (no string per field when writing large files).
+void AppendCsvField(std::string_view field, std::string* out);
 
 // Reads typed fields of one row. The first failure is kept and later calls return defaults,
 // so a loader can read every field and check status() once.
