@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "catalog/catalog_builder.h"
 #include "catalog/embedded_data.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/cost_tables.h"
@@ -203,6 +204,9 @@ TEST(BuiltInRecordsTest, CostTablesEqualTheParsedText) {
 TEST(BuiltInRecordsTest, EveryNameResolvesToTheSameRow) {
   const Catalog& compiled = testing::BuiltInCatalog();
   Catalog parsed = ParsedBuiltIn();
+  CatalogBuilder::Indexes want = CatalogBuilder::IndexesOf(parsed);
+  EXPECT_GT(want.instances.size(), 500u);
+  EXPECT_TRUE(CatalogBuilder::IndexesOf(compiled) == want);
   auto index = [](const auto& rows, const auto* row) { return row - rows.data(); };
   for (const Accelerator& a : parsed.accelerators()) {
     std::vector<std::string> names = a.aliases;

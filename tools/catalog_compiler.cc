@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/catalog_builder.h"
 #include "catalog/catalog_records.h"
 #include "catalog/loaders.h"
 #include "cloudfit/catalog.h"
@@ -236,6 +237,14 @@ std::string Records(const Catalog& c, const CostTables& costs) {
                         Opt(p.restart_minutes), Opt(p.notice_seconds), Str(p.source)));
   }
   out.End();
+  CatalogBuilder::Indexes indexes = CatalogBuilder::IndexesOf(c);
+  for (const auto& [name, entries] :
+       {std::pair{"kAcceleratorIndex", &indexes.accelerators}, {"kCpuIndex", &indexes.cpus},
+        {"kModelIndex", &indexes.models}, {"kInstanceIndex", &indexes.instances}}) {
+    out.Begin("IndexRecord", name);
+    for (const auto& [key, row] : *entries) out.Row(Init(Str(key), Field(row)));
+    out.End();
+  }
 
   out.Begin("EgressPriceRecord", "kEgress");
   for (const EgressPrice& p : costs.egress) {

@@ -234,13 +234,14 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   });
   c.instances_ = MakeAll<InstanceType>(
       records.instances, [&](const InstanceRecord& r) { return MakeInstance(records, c, r); });
-  // The names were checked for clashes when the records were made.
-  auto no_line = [](size_t) { return std::string("built-in"); };
-  Status s = IndexNames(c.accelerators_, "accelerator", no_line, &c.accelerator_index_);
-  if (s.ok()) s = IndexNames(c.cpus_, "CPU", no_line, &c.cpu_index_);
-  if (s.ok()) s = IndexNames(c.models_, "model", no_line, &c.model_index_);
-  if (!s.ok()) return s;
-  IndexInstances(&c);
+  // The indexes come in key order: each key goes in at the end.
+  auto index = [](const RecordTable<IndexRecord>& entries, const auto& rows, auto* map) {
+    for (const IndexRecord& e : entries) map->emplace_hint(map->end(), e.key, &rows[e.row]);
+  };
+  index(records.accelerator_index, c.accelerators_, &c.accelerator_index_);
+  index(records.cpu_index, c.cpus_, &c.cpu_index_);
+  index(records.model_index, c.models_, &c.model_index_);
+  index(records.instance_index, c.instances_, &c.instance_index_);
   c.lazy_->read_costs = [&records](const Catalog&, CostTables* tables) {
     return CostTablesFromRecords(records, tables);
   };

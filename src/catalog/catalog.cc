@@ -58,9 +58,26 @@ Status ParseFile(const CatalogFiles& files, const std::string& origin, const std
   return ParseCsv(it->second, path, options, table);
 }
 
-// "file:line" of each row of `table`, for index errors.
-auto RowsOf(const CsvTable& table) {
-  return [&table](size_t i) { return fmt::format("{}:{}", table.path, table.rows[i].line); };
+// Registers every name and alias of `rows` under its normalized form; two rows claiming one
+// name is an error naming both.
+template <typename Row>
+Status BuildIndex(const std::vector<Row>& rows, const CsvTable& table, const char* what,
+                  std::map<std::string, const Row*>* index) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::string> names = rows[i].aliases;
+    names.insert(names.begin(), rows[i].name);
+    for (const std::string& name : names) {
+      std::string key = NormalizeName(name);
+      auto [it, inserted] = index->emplace(key, &rows[i]);
+      if (!inserted && it->second != &rows[i]) {
+        return Status::Corruption(fmt::format("{}:{}: field 'aliases': '{}' of {} '{}' already "
+                                              "names '{}'",
+                                              table.path, table.rows[i].line, name, what,
+                                              rows[i].name, it->second->name));
+      }
+    }
+  }
+  return Status::OK();
 }
 
 template <typename Row>
@@ -89,15 +106,15 @@ Status CatalogBuilder::Build(CatalogFiles files, std::string origin, Catalog* ou
   CsvTable table;
   Status s = ParseFile(c.files_, c.origin_, "accelerators.csv", &table);
   if (s.ok()) s = ParseAccelerators(table, &c.accelerators_);
-  if (s.ok()) s = IndexNames(c.accelerators_, "accelerator", RowsOf(table), &c.accelerator_index_);
+  if (s.ok()) s = BuildIndex(c.accelerators_, table, "accelerator", &c.accelerator_index_);
   if (s.ok()) s = ParseFile(c.files_, c.origin_, "cpus.csv", &table);
   if (s.ok()) s = ParseCpus(table, &c.cpus_);
-  if (s.ok()) s = IndexNames(c.cpus_, "CPU", RowsOf(table), &c.cpu_index_);
+  if (s.ok()) s = BuildIndex(c.cpus_, table, "CPU", &c.cpu_index_);
   if (s.ok()) s = ParseFile(c.files_, c.origin_, "currency.csv", &table);
   if (s.ok()) s = ParseCurrencies(table, &c.currencies_);
   if (s.ok()) s = ParseFile(c.files_, c.origin_, "models.csv", &table);
   if (s.ok()) s = ParseModels(table, &c.models_);
-  if (s.ok()) s = IndexNames(c.models_, "model", RowsOf(table), &c.model_index_);
+  if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
   if (!s.ok()) return s;
   if (c.files_.count("operators.csv")) {
     s = ParseFile(c.files_, c.origin_, "operators.csv", &table);
@@ -141,17 +158,26 @@ Status CatalogBuilder::Build(CatalogFiles files, std::string origin, Catalog* ou
     if (!s.ok()) return s;
   }
   c.instances_ = std::move(instances);
-  IndexInstances(&c);
+  // A bare name that two providers share resolves to the first; "provider/name" is exact.
+  for (const InstanceType& t : c.instances_) {
+    std::string key = ToLower(t.name);
+    c.instance_index_.emplace(key, &t);
+    c.instance_index_.emplace(t.provider + "/" + key, &t);
+  }
   *out = std::move(c);
   return Status::OK();
 }
 
-void CatalogBuilder::IndexInstances(Catalog* c) {
-  for (const InstanceType& t : c->instances_) {
-    std::string key = ToLower(t.name);
-    c->instance_index_.emplace(key, &t);
-    c->instance_index_.emplace(t.provider + "/" + key, &t);
-  }
+CatalogBuilder::Indexes CatalogBuilder::IndexesOf(const Catalog& c) {
+  auto entries = [](const auto& index, const auto& rows) {
+    std::vector<std::pair<std::string, size_t>> out;
+    for (const auto& [key, row] : index) {
+      out.emplace_back(key, static_cast<size_t>(row - rows.data()));
+    }
+    return out;
+  };
+  return {entries(c.accelerator_index_, c.accelerators_), entries(c.cpu_index_, c.cpus_),
+          entries(c.model_index_, c.models_), entries(c.instance_index_, c.instances_)};
 }
 
 Status Catalog::FromFiles(CatalogFiles files, std::string origin, Catalog* out) {

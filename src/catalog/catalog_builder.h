@@ -11,12 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "catalog/loaders.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/cost_tables.h"
-#include "util/strings.h"
 
 namespace cloudfit {
 
@@ -36,30 +33,14 @@ class CatalogBuilder {
   static Status Build(CatalogFiles files, std::string origin, Catalog* out);
   static Status FromRecords(const CatalogRecords& records, Catalog* out);
 
- private:
-  // Registers every name and alias of `rows` under its normalized form. Two rows claiming one
-  // name is an error naming both, with `where(i)` ("file:line") for row i.
-  template <typename Row, typename Where>
-  static Status IndexNames(const std::vector<Row>& rows, const char* what, Where where,
-                           std::map<std::string, const Row*>* index) {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::vector<std::string> names = rows[i].aliases;
-      names.insert(names.begin(), rows[i].name);
-      for (const std::string& name : names) {
-        auto [it, inserted] = index->emplace(NormalizeName(name), &rows[i]);
-        if (!inserted && it->second != &rows[i]) {
-          return Status::Corruption(fmt::format("{}: field 'aliases': '{}' of {} '{}' already "
-                                                "names '{}'",
-                                                where(i), name, what, rows[i].name,
-                                                it->second->name));
-        }
-      }
-    }
-    return Status::OK();
-  }
+  // The name indexes of a catalog as (key, row index) in key order: what the compiler writes
+  // into the records, so that loading them inserts keys in order without computing them.
+  struct Indexes {
+    std::vector<std::pair<std::string, size_t>> accelerators, cpus, models, instances;
+    bool operator==(const Indexes&) const = default;
+  };
+  static Indexes IndexesOf(const Catalog& c);
 
-  // A bare name that two providers share resolves to the first; "provider/name" is exact.
-  static void IndexInstances(Catalog* c);
 };
 
 }  // namespace cloudfit

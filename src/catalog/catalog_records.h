@@ -191,6 +191,12 @@ struct StreamBitrateRecord {
   std::string_view source;
 };
 
+// One entry of a name index: a normalized name and the row it names. In key order.
+struct IndexRecord {
+  std::string_view key;
+  uint32_t row;
+};
+
 struct CatalogRecords {
   RecordTable<std::string_view> strings;  // alias lists
   RecordTable<AcceleratorRecord> accelerators;
@@ -204,6 +210,8 @@ struct CatalogRecords {
   RecordTable<RenderScoreRecord> render_scores;
   RecordTable<EncoderRateRecord> encoder_rates;
   RecordTable<SpotProfileRecord> spot_profiles;
+  // The name indexes (CatalogBuilder::IndexesOf).
+  RecordTable<IndexRecord> accelerator_index, cpu_index, model_index, instance_index;
   // The cost tables (costs/), read against this catalog.
   RecordTable<EgressPriceRecord> egress;
   RecordTable<StoragePriceRecord> storage;
