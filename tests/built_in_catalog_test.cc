@@ -1,4 +1,4 @@
-// The built-in catalog compiled into records at build time (tools/catalog_compiler.cc) is the
+// The built-in catalog compiled into records at build time (src/catalog/catalog_compiler.cc) is the
 // catalog the loaders make from the same text: every field of every table, the cost tables, the
 // name indexes and the files. The dump below is written apart from the compiler and the record
 // reader, so that a field either of them drops or swaps shows here.
@@ -26,7 +26,9 @@ std::string N(const std::array<std::optional<double>, K>& values) {
   for (const auto& v : values) out += N(v) + "/";
   return out;
 }
-std::string L(const std::vector<std::string>& list) { return fmt::format("[{}]", fmt::join(list, "|")); }
+std::string L(const std::vector<std::string>& list) {
+  return fmt::format("[{}]", fmt::join(list, "|"));
+}
 
 // One line per row, every field named.
 class Dump {
@@ -57,8 +59,8 @@ std::string DumpCatalog(const Catalog& c) {
           N(a.fp16_acc16_flops), N(a.l2_cache_bytes), N(a.measured_bandwidth_bytes_per_s),
           N(a.measured_gemm_fp16_flops), N(a.measured_gemm_tf32_flops),
           N(a.measured_gemm_fp8_flops), a.physics_source, N(a.nvlink_bytes_per_s), a.pcie_gen,
-          N(a.tdp_w), a.rt_cores, a.nvenc, a.av1_encode, a.vgpu, a.launch_year, a.source,
-          a.as_of, a.notes);
+          N(a.tdp_w), a.rt_cores, a.nvenc, a.av1_encode, a.vgpu, a.launch_year, a.source, a.as_of,
+          a.notes);
   }
   for (const CpuGeneration& p : c.cpus()) {
     d.Row("cpu", p.name, p.vendor, L(p.aliases), p.arch, p.isa, N(p.sustained_hz),
@@ -76,15 +78,15 @@ std::string DumpCatalog(const Catalog& c) {
           m.compute_class, m.source, m.as_of, m.notes, m.operators.size());
     for (const Operator& op : m.operators) {
       d.Row("op", op.label, static_cast<int>(op.kind), N(op.m), N(op.n), N(op.k), N(op.groups),
-            N(op.repeats), N(op.read_elements), N(op.written_elements),
-            static_cast<int>(op.when), op.spatial, op.trainable, op.causal, op.source);
+            N(op.repeats), N(op.read_elements), N(op.written_elements), static_cast<int>(op.when),
+            op.spatial, op.trainable, op.causal, op.source);
     }
   }
   for (const InstanceType& t : c.instances()) {
     d.Row("instance", t.provider, t.name, t.family, t.gpu ? t.gpu->name : "-", N(t.gpu_count),
-          N(t.gpu_memory_bytes), t.vcpus, N(t.memory_bytes), t.cpu ? t.cpu->name : "-",
-          t.cpu_name, t.arch, N(t.network_bits_per_s), static_cast<int>(t.interconnect),
-          N(t.local_disk_bytes), t.local_disk_type, t.source, t.shape_source, t.regions.size());
+          N(t.gpu_memory_bytes), t.vcpus, N(t.memory_bytes), t.cpu ? t.cpu->name : "-", t.cpu_name,
+          t.arch, N(t.network_bits_per_s), static_cast<int>(t.interconnect), N(t.local_disk_bytes),
+          t.local_disk_type, t.source, t.shape_source, t.regions.size());
     for (const RegionPrice& r : t.regions) {
       d.Row("price", r.region, N(r.per_hour), r.currency, r.as_of_days, r.source, r.notes);
     }
@@ -110,8 +112,8 @@ std::string DumpCatalog(const Catalog& c) {
 std::string DumpCosts(const CostTables& t) {
   Dump d;
   for (const EgressPrice& p : t.egress) {
-    d.Row("egress", p.provider, p.destination, N(p.usd_per_gb), N(p.free_gb_per_month),
-          p.source, p.as_of);
+    d.Row("egress", p.provider, p.destination, N(p.usd_per_gb), N(p.free_gb_per_month), p.source,
+          p.as_of);
   }
   for (const StoragePrice& p : t.storage) {
     d.Row("storage", p.provider, p.storage_class, N(p.usd_per_gb_month), p.source, p.as_of);
@@ -123,8 +125,8 @@ std::string DumpCosts(const CostTables& t) {
     d.Row("billing", p.provider, N(p.increment_s), N(p.minimum_s), p.source);
   }
   for (const SpotRate& p : t.spot_rates) {
-    d.Row("spot_rate", p.provider, p.gpu, p.band, N(p.interruptions_per_month), p.source,
-          p.as_of, p.assumed);
+    d.Row("spot_rate", p.provider, p.gpu, p.band, N(p.interruptions_per_month), p.source, p.as_of,
+          p.assumed);
   }
   for (const StreamBitrate& p : t.bitrates) {
     d.Row("bitrate", p.codec, N(p.mbps_1080p60), p.source);
@@ -135,20 +137,22 @@ std::string DumpCosts(const CostTables& t) {
 // The embedded text, parsed and checked as a catalog directory is.
 Catalog ParsedBuiltIn() {
   CatalogFiles files;
-  for (const EmbeddedFile& f : EmbeddedDataFiles()) files.emplace(f.path, std::string(f.data, f.size));
+  for (const EmbeddedFile& f : EmbeddedDataFiles())
+    files.emplace(f.path, std::string(f.data, f.size));
   Catalog c;
   Status s = Catalog::FromFiles(std::move(files), "built-in", &c);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return c;
 }
 
-// A field added to a catalog type must be taught to catalog_records.h, tools/catalog_compiler.cc,
-// built_in_catalog.cc and the dump above; the sizes tell when one was added (most fields change
-// them; checked where they are known: libstdc++ on x86-64).
+// A field added to a catalog type must be taught to catalog_records.h,
+// src/catalog/catalog_compiler.cc, built_in_catalog.cc and the dump above; the sizes tell when one
+// was added (most fields change them; checked where they are known: libstdc++ on x86-64).
 TEST(BuiltInRecordsTest, CatalogTypesHaveTheFieldsTheRecordsCopy) {
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-  const char* teach = "a field was added: teach it to catalog_records.h, catalog_compiler.cc, "
-                      "built_in_catalog.cc and built_in_catalog_test.cc, then update this size";
+  const char* teach =
+      "a field was added: teach it to catalog_records.h, catalog_compiler.cc, "
+      "built_in_catalog.cc and built_in_catalog_test.cc, then update this size";
   EXPECT_EQ(sizeof(Accelerator), 600u) << teach;
   EXPECT_EQ(sizeof(CpuGeneration), 328u) << teach;
   EXPECT_EQ(sizeof(CurrencyRate), 104u) << teach;
@@ -266,7 +270,8 @@ TEST(BuiltInRecordsTest, TheCompilerRefusesABadDataFileWithTheLoadersMessage) {
     if (std::string(f.path) == "currency.csv") text += "usd,1.0,https://example.com,2026-01-01\n";
     dir.Write("data/" + std::string(f.path), text);
   }
-  testing::ProgramRun run = testing::RunProgram(CLOUDFIT_CATALOG_COMPILER, dir.path(), "data out.cc");
+  testing::ProgramRun run =
+      testing::RunProgram(CLOUDFIT_CATALOG_COMPILER, dir.path(), "data out.cc");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("data/currency.csv:"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("field 'currency': 'usd' is not an upper-case ISO 4217 code"),

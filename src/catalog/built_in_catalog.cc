@@ -1,7 +1,7 @@
 // The built-in catalog: data/ as records compiled into the binary (catalog_records.h), turned
 // into the catalog's tables without parsing or checking anything again. The build ran the
-// ordinary loaders over data/ (tools/catalog_compiler.cc), so a bad data file failed the build
-// with the loader's message, and what is copied here is exactly what they produced.
+// ordinary loaders over data/ (catalog_compiler.cc), so a bad data file failed the build with
+// the loader's message, and what is copied here is exactly what they produced.
 #include <cstdlib>
 
 #include "catalog/catalog_builder.h"
@@ -17,7 +17,9 @@ std::string Text(std::string_view text) { return std::string(text); }
 std::vector<std::string> Texts(const CatalogRecords& records, RecordSpan span) {
   std::vector<std::string> out;
   out.reserve(span.count);
-  for (uint32_t i = span.first; i < span.first + span.count; ++i) out.emplace_back(records.strings[i]);
+  for (uint32_t i = span.first; i < span.first + span.count; ++i) {
+    out.emplace_back(records.strings[i]);
+  }
   return out;
 }
 
@@ -177,23 +179,23 @@ std::vector<Row> MakeAll(const RecordTable<Record>& table, Make make) {
 
 Status CostTablesFromRecords(const CatalogRecords& records, CostTables* out) {
   out->egress = MakeAll<EgressPrice>(records.egress, [](const EgressPriceRecord& r) {
-    return EgressPrice{Text(r.provider), Text(r.destination), r.usd_per_gb, r.free_gb_per_month,
-                       Text(r.source), Text(r.as_of)};
+    return EgressPrice{Text(r.provider),    Text(r.destination), r.usd_per_gb,
+                       r.free_gb_per_month, Text(r.source),      Text(r.as_of)};
   });
   out->storage = MakeAll<StoragePrice>(records.storage, [](const StoragePriceRecord& r) {
-    return StoragePrice{Text(r.provider), Text(r.storage_class), r.usd_per_gb_month,
-                        Text(r.source), Text(r.as_of)};
+    return StoragePrice{Text(r.provider), Text(r.storage_class), r.usd_per_gb_month, Text(r.source),
+                        Text(r.as_of)};
   });
   out->licences = MakeAll<LicencePrice>(records.licences, [](const LicencePriceRecord& r) {
-    return LicencePrice{Text(r.licence), Text(r.provider), Text(r.unit), r.usd, Text(r.source),
-                        Text(r.notes)};
+    return LicencePrice{Text(r.licence), Text(r.provider), Text(r.unit),
+                        r.usd,           Text(r.source),   Text(r.notes)};
   });
   out->billing = MakeAll<BillingRule>(records.billing, [](const BillingRuleRecord& r) {
     return BillingRule{Text(r.provider), r.increment_s, r.minimum_s, Text(r.source)};
   });
   out->spot_rates = MakeAll<SpotRate>(records.spot_rates, [](const SpotRateRecord& r) {
-    return SpotRate{Text(r.provider), Text(r.gpu), Text(r.band), r.interruptions_per_month,
-                    Text(r.source), Text(r.as_of), r.assumed};
+    return SpotRate{Text(r.provider), Text(r.gpu),   Text(r.band), r.interruptions_per_month,
+                    Text(r.source),   Text(r.as_of), r.assumed};
   });
   out->bitrates = MakeAll<StreamBitrate>(records.bitrates, [](const StreamBitrateRecord& r) {
     return StreamBitrate{Text(r.codec), r.mbps_1080p60, Text(r.source)};
@@ -207,19 +209,21 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   Catalog c;
   c.built_in_ = true;
   c.origin_ = "built-in";
-  c.accelerators_ = MakeAll<Accelerator>(
-      records.accelerators, [&](const AcceleratorRecord& r) { return MakeAccelerator(records, r); });
-  c.cpus_ = MakeAll<CpuGeneration>(records.cpus,
-                                   [&](const CpuRecord& r) { return MakeCpu(records, r); });
+  c.accelerators_ = MakeAll<Accelerator>(records.accelerators, [&](const AcceleratorRecord& r) {
+    return MakeAccelerator(records, r);
+  });
+  c.cpus_ =
+      MakeAll<CpuGeneration>(records.cpus, [&](const CpuRecord& r) { return MakeCpu(records, r); });
   c.currencies_ = MakeAll<CurrencyRate>(records.currencies, [](const CurrencyRecord& r) {
     return CurrencyRate{Text(r.currency), r.usd_per_unit, Text(r.as_of), Text(r.source)};
   });
   c.models_ =
       MakeAll<Model>(records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
-  c.efficiency_ = EfficiencyTable(MakeAll<EfficiencyFactor>(records.efficiency, [](const EfficiencyRecord& r) {
-    return EfficiencyFactor{Text(r.parameter), Text(r.stack), Text(r.group), r.value,
-                            Text(r.fitted_to), Text(r.source)};
-  }));
+  c.efficiency_ =
+      EfficiencyTable(MakeAll<EfficiencyFactor>(records.efficiency, [](const EfficiencyRecord& r) {
+        return EfficiencyFactor{Text(r.parameter), Text(r.stack),     Text(r.group),
+                                r.value,           Text(r.fitted_to), Text(r.source)};
+      }));
   c.render_scores_ = MakeAll<RenderScore>(records.render_scores, [&](const RenderScoreRecord& r) {
     return RenderScore{&c.accelerators_[static_cast<size_t>(r.gpu)], Text(r.backend),
                        r.samples_per_minute, Text(r.source)};

@@ -196,7 +196,9 @@ const CatalogFiles& Catalog::files() const {
   // Made once, on the first call: only export and import want every file.
   static const CatalogFiles* const kBuiltIn = [] {
     auto* files = new CatalogFiles;
-    for (const EmbeddedFile& f : EmbeddedDataFiles()) files->emplace(f.path, std::string(f.data, f.size));
+    for (const EmbeddedFile& f : EmbeddedDataFiles()) {
+      files->emplace(f.path, std::string(f.data, f.size));
+    }
     return files;
   }();
   return *kBuiltIn;

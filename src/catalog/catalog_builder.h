@@ -40,7 +40,6 @@ class CatalogBuilder {
     bool operator==(const Indexes&) const = default;
   };
   static Indexes IndexesOf(const Catalog& c);
-
 };
 
 }  // namespace cloudfit

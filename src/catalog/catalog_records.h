@@ -1,6 +1,6 @@
-// The built-in catalog as plain records: what tools/catalog_compiler writes into the binary at
-// build time after loading data/ with the ordinary loaders, so that start-up copies checked
-// values instead of parsing and checking CSV text again (see docs/data-format.md).
+// The built-in catalog as plain records: what catalog_compiler.cc writes into the binary at build
+// time after loading data/ with the ordinary loaders, so that start-up copies checked values
+// instead of parsing and checking CSV text again (see docs/data-format.md).
 //
 // Each record mirrors one catalog type field by field, in the same order, with literal types
 // only (so the arrays are constant data in the binary): text as string_view, lists as a span of
@@ -47,8 +47,7 @@ struct AcceleratorRecord {
   double peak_clock_mhz, sustained_clock_mhz;
   std::optional<double> fp16_acc16_flops;
   double l2_cache_bytes, measured_bandwidth_bytes_per_s;
-  std::optional<double> measured_gemm_fp16_flops, measured_gemm_tf32_flops,
-      measured_gemm_fp8_flops;
+  std::optional<double> measured_gemm_fp16_flops, measured_gemm_tf32_flops, measured_gemm_fp8_flops;
   std::string_view physics_source;
   double nvlink_bytes_per_s;
   int pcie_gen;

@@ -215,7 +215,8 @@ class SkyPilotFile {
     std::vector<std::pair<const std::string, ImportedType>*> sorted;
     sorted.reserve(types_.size());
     for (auto& entry : types_) sorted.push_back(&entry);
-    std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
     for (auto* entry : sorted) {
       const std::string& name = entry->first;
       ImportedType& imported = entry->second;
@@ -313,7 +314,9 @@ class SkyPilotFile {
       if (families_.empty()) {
         for (const Accelerator& a : catalog_.accelerators()) families_.push_back(GpuFamily(a.name));
       }
-      if (!r.non_gpu) r.gpu = ResolveGpu(catalog_, families_, accelerator, per_gpu_bytes, type, &r.guess);
+      if (!r.non_gpu) {
+        r.gpu = ResolveGpu(catalog_, families_, accelerator, per_gpu_bytes, type, &r.guess);
+      }
       r.known = catalog_.LookupInstance(type);
     }
     return r;
