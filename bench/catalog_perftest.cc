@@ -15,8 +15,10 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/catalog_import.h"
+#include "cloudfit/cost.h"
 #include "cloudfit/instance_query.h"
 #include "util/csv.h"
 #include "util/file.h"
@@ -112,6 +114,32 @@ void BM_ParseBuiltInFiles(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ParseBuiltInFiles)->Unit(benchmark::kMillisecond);
+
+// What every Recommend asks of the catalog besides its tables: the cost tables and the reference
+// tables the workload defaults read, each read once per catalog and then shared.
+void BM_CostData(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
+  for (auto _ : state) {
+    CostData costs;
+    Status s = CostData::Load(catalog, &costs);
+    benchmark::DoNotOptimize(costs.FindBilling("aws"));
+  }
+}
+BENCHMARK(BM_CostData)->Unit(benchmark::kMicrosecond);
+
+void BM_ReadReferenceTables(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
+  for (auto _ : state) {
+    for (const char* name : {"recipes.csv", "loader_rates.csv"}) {
+      std::shared_ptr<const CsvTable> table;
+      Status s = ReadReferenceTable(catalog, name, &table);
+      benchmark::DoNotOptimize(table->rows.size());
+    }
+  }
+}
+BENCHMARK(BM_ReadReferenceTables)->Unit(benchmark::kMicrosecond);
 
 void BM_QueryAllOffersByPrice(benchmark::State& state) {
   Catalog catalog;

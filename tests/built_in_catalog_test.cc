@@ -10,6 +10,7 @@
 
 #include "catalog/catalog_builder.h"
 #include "catalog/embedded_data.h"
+#include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/cost_tables.h"
 #include "test_support.h"
@@ -203,6 +204,29 @@ TEST(BuiltInRecordsTest, CostTablesEqualTheParsedText) {
   std::shared_ptr<const CostTables> again;
   ASSERT_TRUE(testing::BuiltInCatalog().cost_tables(&again).ok());
   EXPECT_EQ(again.get(), compiled.get());
+}
+
+TEST(BuiltInRecordsTest, ReferenceTablesEqualTheParsedText) {
+  const Catalog& compiled = testing::BuiltInCatalog();
+  Catalog parsed = ParsedBuiltIn();
+  for (const std::string& name : ReferenceTableNames()) {
+    std::shared_ptr<const CsvTable> x, y;
+    ASSERT_TRUE(ReadReferenceTable(compiled, name, &x).ok()) << name;
+    ASSERT_TRUE(ReadReferenceTable(parsed, name, &y).ok()) << name;
+    EXPECT_EQ(x->path, y->path);
+    EXPECT_EQ(x->header, y->header) << name;
+    EXPECT_EQ(x->column_index, y->column_index) << name;
+    ASSERT_EQ(x->rows.size(), y->rows.size()) << name;
+    EXPECT_FALSE(x->rows.empty()) << name;
+    for (size_t i = 0; i < x->rows.size(); ++i) {
+      EXPECT_EQ(x->rows[i].line, y->rows[i].line) << name;
+      EXPECT_EQ(x->rows[i].fields, y->rows[i].fields) << name << " row " << i;
+    }
+    // Parsed once and kept.
+    std::shared_ptr<const CsvTable> again;
+    ASSERT_TRUE(ReadReferenceTable(parsed, name, &again).ok());
+    EXPECT_EQ(again.get(), y.get());
+  }
 }
 
 TEST(BuiltInRecordsTest, EveryNameResolvesToTheSameRow) {

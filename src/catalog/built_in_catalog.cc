@@ -6,6 +6,7 @@
 
 #include "catalog/catalog_builder.h"
 #include "catalog/catalog_records.h"
+#include "util/csv.h"
 #include "cloudfit/cost_tables.h"
 
 namespace cloudfit {
@@ -203,6 +204,27 @@ Status CostTablesFromRecords(const CatalogRecords& records, CostTables* out) {
   return Status::OK();
 }
 
+// A reference table as the build split it: views of the records' constant text.
+bool TableFromRecords(const CatalogRecords& records, const std::string& name, CsvTable* out) {
+  for (const TableRecord& t : records.tables) {
+    if (t.name != name) continue;
+    out->path = "data/" + name;
+    for (uint32_t i = 0; i < t.header.count; ++i) {
+      std::string column(records.cells[t.header.first + i]);
+      out->column_index.emplace(column, static_cast<int>(i));
+      out->header.push_back(std::move(column));
+    }
+    out->rows.resize(t.lines.count);
+    for (uint32_t r = 0; r < t.lines.count; ++r) {
+      const std::string_view* first = &records.cells[t.cells.first + r * t.header.count];
+      out->rows[r].line = records.lines[t.lines.first + r];
+      out->rows[r].fields.assign(first, first + t.header.count);
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) {
@@ -248,6 +270,9 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   index(records.instance_index, c.instances_, &c.instance_index_);
   c.lazy_->read_costs = [&records](const Catalog&, CostTables* tables) {
     return CostTablesFromRecords(records, tables);
+  };
+  c.lazy_->compiled_table = [&records](const std::string& name, CsvTable* table) {
+    return TableFromRecords(records, name, table);
   };
   *out = std::move(c);
   return Status::OK();

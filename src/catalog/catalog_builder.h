@@ -14,6 +14,7 @@
 #include "catalog/loaders.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/cost_tables.h"
+#include "util/csv.h"
 
 namespace cloudfit {
 
@@ -26,6 +27,16 @@ struct Catalog::Lazy {
   std::shared_ptr<const CostTables> costs;
   // From the files, or for the built-in catalog from its compiled records.
   std::function<Status(const Catalog&, CostTables*)> read_costs = ReadCostTables;
+
+  // Reference tables by name (reference_tables.h).
+  struct Table {
+    Status status;
+    std::shared_ptr<const CsvTable> table;
+  };
+  std::mutex tables_mutex;
+  std::map<std::string, Table> tables;
+  // The built-in catalog's tables as split at build time: false for a name it has none of.
+  std::function<bool(const std::string& name, CsvTable* out)> compiled_table;
 };
 
 class CatalogBuilder {
@@ -40,6 +51,10 @@ class CatalogBuilder {
     bool operator==(const Indexes&) const = default;
   };
   static Indexes IndexesOf(const Catalog& c);
+
+  // reference_tables.cc: ReadReferenceTable, with the catalog's cache.
+  static Status ReferenceTable(const Catalog& catalog, const std::string& name,
+                               std::shared_ptr<const CsvTable>* out);
 };
 
 }  // namespace cloudfit

@@ -4,6 +4,7 @@
 // file the loaders refuse fails the build with their message, and cloudfit starts without
 // parsing anything.
 #include <iostream>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,7 @@
 #include "catalog/catalog_builder.h"
 #include "catalog/catalog_records.h"
 #include "catalog/loaders.h"
+#include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/cost_tables.h"
 #include "util/file.h"
@@ -136,7 +138,8 @@ class StringPool {
   std::vector<std::string> strings_;
 };
 
-std::string Records(const Catalog& c, const CostTables& costs) {
+std::string Records(const Catalog& c, const CostTables& costs,
+                    const std::map<std::string, CsvTable>& tables) {
   // Rows that hold lists come first, so the pools are complete when written.
   StringPool aliases;
   std::vector<std::string> accelerators, cpus, models, operators, instances, regions;
@@ -278,6 +281,22 @@ std::string Records(const Catalog& c, const CostTables& costs) {
     out.Row(Init(Str(p.codec), Num(p.mbps_1080p60), Str(p.source)));
   }
   out.End();
+
+  std::vector<std::string> table_rows, cells, lines;
+  for (const auto& [name, parsed] : tables) {
+    std::string header = Span(cells.size(), parsed.header.size());
+    for (const std::string& column : parsed.header) cells.push_back(Str(column));
+    std::string fields = Span(cells.size(), parsed.rows.size() * parsed.header.size());
+    std::string starts = Span(lines.size(), parsed.rows.size());
+    for (const CsvRow& row : parsed.rows) {
+      for (std::string_view field : row.fields) cells.push_back(Str(field));
+      lines.push_back(std::to_string(row.line));
+    }
+    table_rows.push_back(Init(Str(name), header, fields, starts));
+  }
+  table("TableRecord", "kTables", table_rows);
+  table("std::string_view", "kCells", cells);
+  table("int", "kLines", lines);
   return out.Source();
 }
 
@@ -292,11 +311,18 @@ int Main(int argc, char** argv) {
   if (s.ok()) s = Catalog::FromFiles(std::move(files), "built-in", &catalog);
   CostTables costs;
   if (s.ok()) s = ReadCostTables(catalog, &costs);
+  // The reference tables must parse; their rows are checked where they are used.
+  std::map<std::string, CsvTable> tables;
+  for (const std::string& name : ReferenceTableNames()) {
+    std::optional<std::string_view> text = catalog.FindFile(name);
+    if (!s.ok() || !text) continue;
+    s = ParseCsv(*text, "data/" + name, CsvOptions(), &tables[name]);
+  }
   if (!s.ok()) {
     std::cerr << "catalog_compiler: the built-in catalog does not load: " << s.message() << "\n";
     return 1;
   }
-  std::string source = Records(catalog, costs);
+  std::string source = Records(catalog, costs, tables);
   std::string old;
   if (ReadFile(argv[2], &old).ok() && old == source) return 0;  // keeps its time: no rebuild
   s = WriteFileAtomically(argv[2], source);

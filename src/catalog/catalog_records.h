@@ -196,6 +196,14 @@ struct IndexRecord {
   uint32_t row;
 };
 
+// A reference table (reference_tables.h) split into fields at build time.
+struct TableRecord {
+  std::string_view name;  // "recipes.csv"
+  RecordSpan header;      // of CatalogRecords::cells
+  RecordSpan cells;       // the rows' fields, row after row, each as wide as the header
+  RecordSpan lines;       // of CatalogRecords::lines: where each row starts in the file
+};
+
 struct CatalogRecords {
   RecordTable<std::string_view> strings;  // alias lists
   RecordTable<AcceleratorRecord> accelerators;
@@ -218,6 +226,10 @@ struct CatalogRecords {
   RecordTable<BillingRuleRecord> billing;
   RecordTable<SpotRateRecord> spot_rates;
   RecordTable<StreamBitrateRecord> bitrates;
+  // The reference tables.
+  RecordTable<TableRecord> tables;
+  RecordTable<std::string_view> cells;
+  RecordTable<int> lines;
 };
 
 // The records of data/ (generated at build time: built_in_catalog_records.cc).

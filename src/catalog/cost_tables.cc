@@ -14,11 +14,12 @@ namespace {
 template <typename Row, typename Parse>
 Status LoadTable(const Catalog& catalog, const std::string& name,
                  const std::vector<std::string_view>& required, Parse parse, std::vector<Row>* out) {
-  CsvTable table;
-  Status s = ReadReferenceTable(catalog, name, &table);
+  std::shared_ptr<const CsvTable> file;
+  Status s = ReadReferenceTable(catalog, name, &file);
   if (s.code() == Status::Code::kNotFound) return Status::OK();
-  if (s.ok()) s = table.RequireColumns(required);
+  if (s.ok()) s = file->RequireColumns(required);
   if (!s.ok()) return s;
+  const CsvTable& table = *file;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     Row parsed;
