@@ -48,6 +48,36 @@ struct InstanceColumns {
   CsvColumn prices[kPricingModeCount];
 };
 
+// An instance type met in a file: its first row, and the rows of its regions so far.
+struct SeenType {
+  size_t index = 0;  // in the output
+  int line = 0;
+  // Adds `region` at `line`; the line of its earlier row if it has one, else 0. Regions are
+  // scanned while a type has few (as they all do: clouds have tens of regions) and hashed
+  // beyond, so a file stays linear in its rows whatever it holds.
+  int AddRegion(std::string_view region, int at) {
+    if (many.empty()) {
+      for (const auto& [name, first] : few) {
+        if (name == region) return first;
+      }
+      few.emplace_back(region, at);
+      if (few.size() > 32) many.insert(few.begin(), few.end());
+      return 0;
+    }
+    auto [it, added] = many.try_emplace(region, at);
+    return added ? 0 : it->second;
+  }
+  std::vector<std::pair<std::string_view, int>> few;
+  std::unordered_map<std::string_view, int> many;
+};
+
+// RequiredText into a string that keeps its buffer from row to row.
+void AssignRequired(CsvRowReader& r, CsvColumn column, std::string* out) {
+  std::string_view text = r.Text(column);
+  if (text.empty()) r.Fail(column.name, "missing value");
+  out->assign(text);
+}
+
 // The same number to the bit, as the same digits would print it (0 and -0 differ).
 bool Same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -128,39 +158,40 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
   if (!s.ok()) return s;
 
   const InstanceColumns col(table);
-  struct Seen {
-    size_t index;
-    int line;
-  };
-  // Keyed by views of the table's text, which outlives the loop.
-  std::unordered_map<std::string_view, Seen> types;  // type name -> first row
-  struct PairHash {
-    size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
-      return std::hash<std::string_view>()(p.first) * 31 + std::hash<std::string_view>()(p.second);
-    }
-  };
-  std::unordered_map<std::pair<std::string_view, std::string_view>, int, PairHash>
-      region_lines;  // (type, region) -> line
+  // Each type's first row and the lines of its regions so far, keyed by views of the table's
+  // text (which outlives the loop).
+  std::unordered_map<std::string_view, SeenType> types;
   // Names resolved once per file: every region row of a type repeats them.
-  std::unordered_map<std::string, std::pair<Status, const Accelerator*>> gpus;
-  std::unordered_map<std::string, const CpuGeneration*> cpus;
+  std::unordered_map<std::string, std::pair<Status, const Accelerator*>, StringHash,
+                     std::equal_to<>>
+      gpus;
+  std::unordered_map<std::string, const CpuGeneration*, StringHash, std::equal_to<>> cpus;
+  // One row at a time, reused: their strings keep their buffers, and only a new type or a new
+  // offer is copied into `out`. What a row does not always set is reset first.
+  InstanceType t;
+  RegionPrice price;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
-    InstanceType t;
-    t.provider = r.RequiredText(col.provider);
+    t.gpu = nullptr;
+    t.gpu_memory_bytes = 0;
+    t.cpu = nullptr;
+    t.interconnect = Interconnect::kUnknown;
+    price.per_hour = {};
+    price.as_of_days = 0;
+    AssignRequired(r, col.provider, &t.provider);
     if (r.status().ok() && t.provider != provider) {
       r.Fail("provider", fmt::format("'{}' in the file for provider '{}'", t.provider, provider));
     }
-    t.name = r.RequiredText(col.instance_type);
-    t.family = r.RequiredText(col.family);
-    std::string gpu_model(r.Text(col.gpu_model));
+    AssignRequired(r, col.instance_type, &t.name);
+    AssignRequired(r, col.family, &t.family);
+    std::string_view gpu_model = r.Text(col.gpu_model);
     std::optional<double> gpu_count = r.OptionalNumber(col.gpu_count, 0, 1024);
     if (!gpu_model.empty() && r.status().ok()) {
       auto it = gpus.find(gpu_model);
       if (it == gpus.end()) {
         const Accelerator* gpu = nullptr;
         Status found = catalog.FindAccelerator(gpu_model, &gpu);
-        it = gpus.emplace(gpu_model, std::make_pair(found, gpu)).first;
+        it = gpus.emplace(std::string(gpu_model), std::make_pair(found, gpu)).first;
       }
       t.gpu = it->second.second;
       if (!it->second.first.ok()) r.Fail("gpu_model", it->second.first.message());
@@ -202,8 +233,7 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     t.local_disk_bytes = r.OptionalNumber(col.local_disk_gb, 0, 1e7).value_or(0) * 1e9;
     t.local_disk_type = r.Text(col.local_disk_type);
 
-    RegionPrice price;
-    price.region = r.RequiredText(col.region);
+    AssignRequired(r, col.region, &price.region);
     for (int i = 0; i < kPricingModeCount; ++i) {
       std::string_view text = r.Text(col.prices[i]);
       if (text.empty()) continue;
@@ -215,7 +245,8 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       }
     }
     // A row without any price needs no currency; a priced row must say which it is.
-    price.currency = price.any_price() ? r.RequiredText(col.currency) : std::string(r.Text(col.currency));
+    if (price.any_price()) AssignRequired(r, col.currency, &price.currency);
+    else price.currency = r.Text(col.currency);
     const CurrencyRate* rate = price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
     if (r.status().ok() && !price.currency.empty() && rate == nullptr) {
       r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
@@ -232,35 +263,34 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
         !ParseIsoDate(as_of, &price.as_of_days)) {
       r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date (leave it empty when unknown)");
     }
-    price.source = r.RequiredText(col.source);
+    AssignRequired(r, col.source, &price.source);
     price.notes = r.Text(col.notes);
     if (!r.status().ok()) return r.status();
 
-    std::string_view name = r.Text(col.instance_type);
-    auto [region_line, first] = region_lines.try_emplace({name, r.Text(col.region)}, row.line);
-    if (!first) {
+    auto [it, new_type] = types.try_emplace(r.Text(col.instance_type));
+    SeenType& seen = it->second;
+    if (int first = seen.AddRegion(r.Text(col.region), row.line)) {
       r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", t.name,
-                                   price.region, region_line->second));
+                                   price.region, first));
       return r.status();
     }
-
-    auto it = types.find(name);
-    if (it == types.end()) {
-      t.source = fmt::format("{}:{}", table.path, row.line);
+    if (new_type) {
+      seen.index = out->size();
+      seen.line = row.line;
+      InstanceType& added = out->emplace_back(t);
+      added.source = fmt::format("{}:{}", table.path, row.line);
       // The first URL of `source` documents the shape; the price page may differ per region.
       std::vector<std::string> sources = SplitList(price.source, '|');
-      t.shape_source = sources.empty() ? "" : sources.front();
-      t.regions.push_back(std::move(price));
-      types.emplace(name, Seen{out->size(), row.line});
-      out->push_back(std::move(t));
+      added.shape_source = sources.empty() ? "" : sources.front();
+      added.regions.push_back(price);
     } else {
-      if (!SameShape((*out)[it->second.index], t)) {
+      if (!SameShape((*out)[seen.index], t)) {
         r.Fail("instance_type", fmt::format("the shape of {} differs from its row at line {}; "
                                             "every region row of a type must agree",
-                                            t.name, it->second.line));
+                                            t.name, seen.line));
         return r.status();
       }
-      (*out)[it->second.index].regions.push_back(std::move(price));
+      (*out)[seen.index].regions.push_back(std::move(price));
     }
   }
   return Status::OK();
