@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       (void)r.status().message();
       // Round trip: a field escaped and read back is the same field.
-      const std::string& field = row.fields[0];
+      std::string_view field = row.fields[0];
       if (!field.empty()) {
         CsvTable back;
         CsvOptions plain;

@@ -186,7 +186,7 @@ void ExpectPlainCsv(const std::vector<std::string>& args) {
     ASSERT_EQ(row.fields.size(), table.header.size()) << joined << " line " << row.line;
     for (size_t i = 0; i < row.fields.size(); ++i) {
       const std::string& h = table.header[i];
-      const std::string& v = row.fields[i];
+      std::string v(row.fields[i]);
       EXPECT_NE(v, "-") << joined << ": unknown '" << h << "' must be empty";
       EXPECT_NE(v, "unknown") << joined << ": unknown '" << h << "' must be empty";
       bool is_date = h == "as_of" || (h.size() > 6 && h.compare(h.size() - 6, 6, "_as_of") == 0);

@@ -111,8 +111,8 @@ TEST(ExportSkyPilotTest, AcceleratorNamesMatchSkyPilotsCatalog) {
     int count_column = table.ColumnIndex("AcceleratorCount");
     ASSERT_GE(std::min({type_column, name_column, count_column}), 0);
     for (const CsvRow& row : table.rows) {
-      std::string type = row.fields[type_column];
-      std::string name = row.fields[name_column];
+      std::string type(row.fields[type_column]);
+      std::string name(row.fields[name_column]);
       const InstanceType* t = nullptr;
       if (name.empty() || !catalog.FindInstance(type, &t).ok() || t->gpu == nullptr) continue;
       double count = 0;

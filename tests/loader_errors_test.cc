@@ -69,6 +69,23 @@ TEST(LoaderErrorsTest, DuplicateKey) {
               "duplicate row for g5.xlarge in us-east-1 (first at line 2)");
 }
 
+// A type with more regions than the loader scans one by one (it hashes them beyond 32).
+TEST(LoaderErrorsTest, DuplicateKeyAmongManyRegions) {
+  std::string rows;
+  for (int i = 0; i < 40; ++i) {
+    rows += "aws,g5.xlarge,g5,A10G,1,,4,16,,x86_64,10,250,nvme,region-" + std::to_string(i) +
+            ",1.006,,,,USD,https://x,2026-07-22,\n";
+  }
+  EXPECT_EQ(LoadWithAwsRows(rows), "");
+  for (int again : {3, 35}) {
+    std::string duplicate = "aws,g5.xlarge,g5,A10G,1,,4,16,,x86_64,10,250,nvme,region-" +
+                            std::to_string(again) + ",1.006,,,,USD,https://x,2026-07-22,\n";
+    ExpectError(LoadWithAwsRows(rows + duplicate), "aws.csv:42", "region",
+                "duplicate row for g5.xlarge in region-" + std::to_string(again) +
+                    " (first at line " + std::to_string(again + 2) + ")");
+  }
+}
+
 TEST(LoaderErrorsTest, ShapeDisagreesAcrossRegions) {
   ExpectError(LoadWithAwsRows(std::string(kGoodRow) +
                               "aws,g5.xlarge,g5,A10G,1,,8,16,,x86_64,10,250,nvme,eu-west-1,1.2,,,,"

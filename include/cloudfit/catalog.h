@@ -20,6 +20,8 @@
 
 namespace cloudfit {
 
+struct CostTables;  // cost_tables.h
+
 struct CurrencyRate {
   std::string currency;
   double usd_per_unit = 0;
@@ -62,15 +64,18 @@ inline constexpr const char* kCatalogEnvVar = "CLOUDFIT_CATALOG";
 
 class Catalog {
  public:
-  Catalog() = default;
+  Catalog();
+  ~Catalog();
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
   // Moving keeps the addresses of the elements, so pointers between tables stay valid.
-  Catalog(Catalog&&) = default;
-  Catalog& operator=(Catalog&&) = default;
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
 
   // Parses and cross-checks the files. `origin` names them in messages ("built-in", a path).
   static Status FromFiles(CatalogFiles files, std::string origin, Catalog* out);
+  // The data/ files, compiled in: parsed and checked when cloudfit was built, so loading them
+  // copies records (built_in_catalog.cc) and gives the same catalog as FromFiles on the text.
   static Status LoadBuiltIn(Catalog* out);
   static Status LoadDirectory(const std::string& dir, Catalog* out);
   // `dir` if not empty, else $CLOUDFIT_CATALOG if set, else the built-in catalog.
@@ -85,9 +90,19 @@ class Catalog {
   EfficiencyTable& mutable_efficiency() { return efficiency_; }  // for fitting
   const std::vector<RenderScore>& render_scores() const { return render_scores_; }
   const std::vector<EncoderRate>& encoder_rates() const { return encoder_rates_; }
+  const std::vector<SpotProfile>& spot_profiles() const { return spot_profiles_; }
   const SpotProfile* FindSpotProfile(std::string_view provider) const;
-  const CatalogFiles& files() const { return files_; }
+  // Every file of the catalog (the built-in one's are made from the embedded text on the first
+  // call). FindFile reads one without that.
+  const CatalogFiles& files() const;
+  // The text of the file at `path` (relative to the catalog root, "costs/egress.csv"), or
+  // nullopt when the catalog has none.
+  std::optional<std::string_view> FindFile(std::string_view path) const;
   const std::string& origin() const { return origin_; }
+  // The cost tables of costs/ (cost_tables.h; CostData in cost.h looks rows up in them): read
+  // and checked on the first call, from any thread, and kept with the catalog; the built-in
+  // catalog's are compiled in. A bad row is returned again on every call.
+  Status cost_tables(std::shared_ptr<const CostTables>* out) const;
 
   // Resolves a GPU name through names and aliases, case-insensitively and ignoring spaces,
   // '-', '_' and '.'; a trailing memory size ("RTX 3090 24GB", "a100 80g") picks the variant
@@ -101,6 +116,9 @@ class Catalog {
   Status FindModel(std::string_view name, const Model** out) const;
   // Instance types are looked up by their provider's API name, case-insensitively.
   Status FindInstance(std::string_view name, const InstanceType** out) const;
+  // The same lookup without the "did you mean" list of a miss (which costs an edit distance to
+  // every name): nullptr when there is no such type.
+  const InstanceType* LookupInstance(std::string_view name) const;
   const CurrencyRate* FindCurrency(std::string_view code) const;
   // Converts between currencies through the USD rates of currency.csv.
   Status Convert(double amount, std::string_view from, std::string_view to, double* out) const;
@@ -110,9 +128,12 @@ class Catalog {
 
  private:
   friend class CatalogBuilder;
+  struct Lazy;  // what is read only when first asked for (catalog_builder.h)
 
+  bool built_in_ = false;  // files_ is empty: the files are the embedded text
   CatalogFiles files_;
   std::string origin_;
+  std::unique_ptr<Lazy> lazy_;
   std::vector<Accelerator> accelerators_;
   std::vector<CpuGeneration> cpus_;
   std::vector<InstanceType> instances_;

@@ -6,11 +6,13 @@
 #define CLOUDFIT_COST_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cloudfit/catalog.h"
+#include "cloudfit/cost_tables.h"
 #include "cloudfit/workload.h"
 
 namespace cloudfit {
@@ -26,60 +28,15 @@ struct CostLine {
 // The lines beyond compute, in bill order; each can be left out (--exclude-cost).
 const std::vector<std::string>& OptionalCostLines();
 
-struct EgressPrice {
-  std::string provider;
-  std::string destination;  // internet, region
-  std::optional<double> usd_per_gb;
-  double free_gb_per_month = 0;
-  std::string source;
-  std::string as_of;
-};
-
-struct StoragePrice {
-  std::string provider;
-  std::string storage_class;  // object, filesystem
-  std::optional<double> usd_per_gb_month;
-  std::string source;
-  std::string as_of;
-};
-
-struct LicencePrice {
-  std::string licence;   // windows-server, rtx-vws
-  std::string provider;  // or * for every provider without a row
-  std::string unit;      // vcpu-hour, session-hour
-  std::optional<double> usd;  // nullopt: the provider does not offer it
-  std::string source;
-  std::string notes;
-};
-
-struct BillingRule {
-  std::string provider;
-  double increment_s = 1;
-  double minimum_s = 0;
-  std::string source;
-};
-
-// How often spot capacity of a GPU class is reclaimed (data/costs/spot_rates.csv).
-struct SpotRate {
-  std::string provider;
-  std::string gpu;  // catalog name, or *gpu / *cpu
-  std::string band;
-  double interruptions_per_month = 0;
-  std::string source;
-  std::string as_of;
-  bool assumed = false;  // the row says it is an assumption
-};
-
-struct StreamBitrate {
-  std::string codec;
-  double mbps_1080p60 = 0;
-  std::string source;
-};
-
-// The cost reference data, read from the catalog (or the built-in data when the catalog has no
-// costs/ directory).
+// Lookups in a catalog's cost tables (cost_tables.h). The tables come from the catalog's costs/
+// directory, or from the built-in data when the catalog has none; the catalog reads them once,
+// on first use, and every CostData over it shares them (the built-in catalog's are compiled in).
 class CostData {
  public:
+  // Empty tables: every lookup finds nothing.
+  CostData();
+  // The catalog's tables; an error in them (a bad row of a catalog directory) is returned on
+  // every call.
   static Status Load(const Catalog& catalog, CostData* out);
 
   const EgressPrice* FindEgress(const std::string& provider, const std::string& destination) const;
@@ -95,12 +52,7 @@ class CostData {
   const StreamBitrate* FindBitrate(const std::string& codec) const;
 
  private:
-  std::vector<EgressPrice> egress_;
-  std::vector<StoragePrice> storage_;
-  std::vector<LicencePrice> licences_;
-  std::vector<BillingRule> billing_;
-  std::vector<SpotRate> spot_rates_;
-  std::vector<StreamBitrate> bitrates_;
+  std::shared_ptr<const CostTables> tables_;  // never null
 };
 
 // Time from asking for a node to running the job: boot, image pull and model download at the

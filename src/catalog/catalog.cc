@@ -1,11 +1,11 @@
 #include "cloudfit/catalog.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "catalog/catalog_builder.h"
 #include "catalog/embedded_data.h"
 #include "catalog/loaders.h"
 #include "util/file.h"
@@ -53,7 +53,9 @@ Status ParseFile(const CatalogFiles& files, const std::string& origin, const std
     return Status::Corruption(fmt::format("{}: the catalog has no {}", origin, name));
   }
   std::string path = origin == "built-in" ? "data/" + name : origin + "/" + name;
-  return ParseCsv(it->second, path, CsvOptions(), table);
+  CsvOptions options;
+  options.borrow_text = true;  // the files outlive the table
+  return ParseCsv(it->second, path, options, table);
 }
 
 // Registers every name and alias of `rows` under its normalized form; two rows claiming one
@@ -90,88 +92,96 @@ std::vector<std::string> AllNames(const std::vector<Row>& rows) {
 
 }  // namespace
 
+Catalog::Catalog() : lazy_(std::make_unique<Lazy>()) {}
+Catalog::~Catalog() = default;
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+
 // Fills a Catalog from its files in dependency order: instances refer to accelerators, CPUs
 // and currencies, so those come first.
-class CatalogBuilder {
- public:
-  static Status Build(CatalogFiles files, std::string origin, Catalog* out) {
-    Catalog c;
-    c.files_ = std::move(files);
-    c.origin_ = std::move(origin);
-    CsvTable table;
-    Status s = ParseFile(c.files_, c.origin_, "accelerators.csv", &table);
-    if (s.ok()) s = ParseAccelerators(table, &c.accelerators_);
-    if (s.ok()) s = BuildIndex(c.accelerators_, table, "accelerator", &c.accelerator_index_);
-    if (s.ok()) s = ParseFile(c.files_, c.origin_, "cpus.csv", &table);
-    if (s.ok()) s = ParseCpus(table, &c.cpus_);
-    if (s.ok()) s = BuildIndex(c.cpus_, table, "CPU", &c.cpu_index_);
-    if (s.ok()) s = ParseFile(c.files_, c.origin_, "currency.csv", &table);
-    if (s.ok()) s = ParseCurrencies(table, &c.currencies_);
-    if (s.ok()) s = ParseFile(c.files_, c.origin_, "models.csv", &table);
-    if (s.ok()) s = ParseModels(table, &c.models_);
-    if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
+Status CatalogBuilder::Build(CatalogFiles files, std::string origin, Catalog* out) {
+  Catalog c;
+  c.files_ = std::move(files);
+  c.origin_ = std::move(origin);
+  CsvTable table;
+  Status s = ParseFile(c.files_, c.origin_, "accelerators.csv", &table);
+  if (s.ok()) s = ParseAccelerators(table, &c.accelerators_);
+  if (s.ok()) s = BuildIndex(c.accelerators_, table, "accelerator", &c.accelerator_index_);
+  if (s.ok()) s = ParseFile(c.files_, c.origin_, "cpus.csv", &table);
+  if (s.ok()) s = ParseCpus(table, &c.cpus_);
+  if (s.ok()) s = BuildIndex(c.cpus_, table, "CPU", &c.cpu_index_);
+  if (s.ok()) s = ParseFile(c.files_, c.origin_, "currency.csv", &table);
+  if (s.ok()) s = ParseCurrencies(table, &c.currencies_);
+  if (s.ok()) s = ParseFile(c.files_, c.origin_, "models.csv", &table);
+  if (s.ok()) s = ParseModels(table, &c.models_);
+  if (s.ok()) s = BuildIndex(c.models_, table, "model", &c.model_index_);
+  if (!s.ok()) return s;
+  if (c.files_.count("operators.csv")) {
+    s = ParseFile(c.files_, c.origin_, "operators.csv", &table);
+    if (s.ok()) s = ParseOperators(table, &c.models_);
     if (!s.ok()) return s;
-    if (c.files_.count("operators.csv")) {
-      s = ParseFile(c.files_, c.origin_, "operators.csv", &table);
-      if (s.ok()) s = ParseOperators(table, &c.models_);
-      if (!s.ok()) return s;
-    }
-    // Optional files: a catalog without them estimates with default efficiencies and cannot
-    // size renders or streams.
-    if (c.files_.count("efficiency.csv")) {
-      std::vector<EfficiencyFactor> rows;
-      s = ParseFile(c.files_, c.origin_, "efficiency.csv", &table);
-      if (s.ok()) s = ParseEfficiency(table, &rows);
-      if (!s.ok()) return s;
-      c.efficiency_ = EfficiencyTable(std::move(rows));
-    }
-    if (c.files_.count("render.csv")) {
-      s = ParseFile(c.files_, c.origin_, "render.csv", &table);
-      if (s.ok()) s = ParseRenderScores(table, c, &c.render_scores_);
-      if (!s.ok()) return s;
-    }
-    if (c.files_.count("video_encoders.csv")) {
-      s = ParseFile(c.files_, c.origin_, "video_encoders.csv", &table);
-      if (s.ok()) s = ParseEncoderRates(table, &c.encoder_rates_);
-      if (!s.ok()) return s;
-    }
-
-    if (c.files_.count("spot.csv")) {
-      s = ParseFile(c.files_, c.origin_, "spot.csv", &table);
-      if (s.ok()) s = ParseSpotProfiles(table, &c.spot_profiles_);
-      if (!s.ok()) return s;
-    }
-
-    // Instance files: every instances/<provider>.csv. The vector is sized once so that the
-    // pointers in the index stay valid.
-    std::vector<InstanceType> instances;
-    for (const auto& [name, contents] : c.files_) {
-      if (!StartsWith(name, kInstancesDir) || !EndsWith(name, ".csv")) continue;
-      std::string provider = name.substr(10, name.size() - 10 - 4);
-      s = ParseFile(c.files_, c.origin_, name, &table);
-      if (s.ok()) s = ParseInstances(table, provider, c, &instances);
-      if (!s.ok()) return s;
-    }
-    c.instances_ = std::move(instances);
-    // A bare name that two providers share resolves to the first; "provider/name" is exact.
-    for (const InstanceType& t : c.instances_) {
-      std::string key = ToLower(t.name);
-      c.instance_index_.emplace(key, &t);
-      c.instance_index_.emplace(t.provider + "/" + key, &t);
-    }
-    *out = std::move(c);
-    return Status::OK();
   }
-};
+  // Optional files: a catalog without them estimates with default efficiencies and cannot
+  // size renders or streams.
+  if (c.files_.count("efficiency.csv")) {
+    std::vector<EfficiencyFactor> rows;
+    s = ParseFile(c.files_, c.origin_, "efficiency.csv", &table);
+    if (s.ok()) s = ParseEfficiency(table, &rows);
+    if (!s.ok()) return s;
+    c.efficiency_ = EfficiencyTable(std::move(rows));
+  }
+  if (c.files_.count("render.csv")) {
+    s = ParseFile(c.files_, c.origin_, "render.csv", &table);
+    if (s.ok()) s = ParseRenderScores(table, c, &c.render_scores_);
+    if (!s.ok()) return s;
+  }
+  if (c.files_.count("video_encoders.csv")) {
+    s = ParseFile(c.files_, c.origin_, "video_encoders.csv", &table);
+    if (s.ok()) s = ParseEncoderRates(table, &c.encoder_rates_);
+    if (!s.ok()) return s;
+  }
+
+  if (c.files_.count("spot.csv")) {
+    s = ParseFile(c.files_, c.origin_, "spot.csv", &table);
+    if (s.ok()) s = ParseSpotProfiles(table, &c.spot_profiles_);
+    if (!s.ok()) return s;
+  }
+
+  // Instance files: every instances/<provider>.csv. The vector is sized once so that the
+  // pointers in the index stay valid.
+  std::vector<InstanceType> instances;
+  for (const auto& [name, contents] : c.files_) {
+    if (!StartsWith(name, kInstancesDir) || !EndsWith(name, ".csv")) continue;
+    std::string provider = name.substr(10, name.size() - 10 - 4);
+    s = ParseFile(c.files_, c.origin_, name, &table);
+    if (s.ok()) s = ParseInstances(table, provider, c, &instances);
+    if (!s.ok()) return s;
+  }
+  c.instances_ = std::move(instances);
+  // A bare name that two providers share resolves to the first; "provider/name" is exact.
+  for (const InstanceType& t : c.instances_) {
+    std::string key = ToLower(t.name);
+    c.instance_index_.emplace(key, &t);
+    c.instance_index_.emplace(t.provider + "/" + key, &t);
+  }
+  *out = std::move(c);
+  return Status::OK();
+}
+
+CatalogBuilder::Indexes CatalogBuilder::IndexesOf(const Catalog& c) {
+  auto entries = [](const auto& index, const auto& rows) {
+    std::vector<std::pair<std::string, size_t>> out;
+    for (const auto& [key, row] : index) {
+      out.emplace_back(key, static_cast<size_t>(row - rows.data()));
+    }
+    return out;
+  };
+  return {entries(c.accelerator_index_, c.accelerators_), entries(c.cpu_index_, c.cpus_),
+          entries(c.model_index_, c.models_), entries(c.instance_index_, c.instances_)};
+}
 
 Status Catalog::FromFiles(CatalogFiles files, std::string origin, Catalog* out) {
   return CatalogBuilder::Build(std::move(files), std::move(origin), out);
-}
-
-Status Catalog::LoadBuiltIn(Catalog* out) {
-  CatalogFiles files;
-  for (const EmbeddedFile& f : EmbeddedDataFiles()) files.emplace(f.path, std::string(f.data, f.size));
-  return FromFiles(std::move(files), "built-in", out);
 }
 
 Status Catalog::LoadDirectory(const std::string& dir, Catalog* out) {
@@ -181,12 +191,41 @@ Status Catalog::LoadDirectory(const std::string& dir, Catalog* out) {
   return FromFiles(std::move(files), dir, out);
 }
 
-Status Catalog::LoadDefault(const std::string& dir, Catalog* out) {
-  if (!dir.empty()) return LoadDirectory(dir, out);
-  if (const char* env = std::getenv(kCatalogEnvVar); env != nullptr && *env != '\0') {
-    return LoadDirectory(env, out);
+const CatalogFiles& Catalog::files() const {
+  if (!built_in_) return files_;
+  // Made once, on the first call: only export and import want every file.
+  static const CatalogFiles* const kBuiltIn = [] {
+    auto* files = new CatalogFiles;
+    for (const EmbeddedFile& f : EmbeddedDataFiles()) {
+      files->emplace(f.path, std::string(f.data, f.size));
+    }
+    return files;
+  }();
+  return *kBuiltIn;
+}
+
+std::optional<std::string_view> Catalog::FindFile(std::string_view path) const {
+  if (built_in_) {
+    for (const EmbeddedFile& f : EmbeddedDataFiles()) {
+      if (path == f.path) return std::string_view(f.data, f.size);
+    }
+    return std::nullopt;
   }
-  return LoadBuiltIn(out);
+  auto it = files_.find(std::string(path));
+  if (it == files_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status Catalog::cost_tables(std::shared_ptr<const CostTables>* out) const {
+  if (!lazy_) return Status::Corruption("the catalog was moved away");
+  std::call_once(lazy_->costs_once, [this] {
+    auto tables = std::make_shared<CostTables>();
+    lazy_->costs_status = lazy_->read_costs(*this, tables.get());
+    if (lazy_->costs_status.ok()) lazy_->costs = std::move(tables);
+  });
+  if (!lazy_->costs_status.ok()) return lazy_->costs_status;
+  *out = lazy_->costs;
+  return Status::OK();
 }
 
 Status Catalog::FindAccelerator(std::string_view name, const Accelerator** out) const {
@@ -268,11 +307,16 @@ Status Catalog::FindModel(std::string_view name, const Model** out) const {
                                       DidYouMean(ClosestNames(name, AllNames(models_)))));
 }
 
+const InstanceType* Catalog::LookupInstance(std::string_view name) const {
+  if (name.size() > kMaxNameBytes) return nullptr;
+  auto it = instance_index_.find(ToLower(Trim(name)));
+  return it == instance_index_.end() ? nullptr : it->second;
+}
+
 Status Catalog::FindInstance(std::string_view name, const InstanceType** out) const {
   if (name.size() > kMaxNameBytes) return TooLong("instance type", name);
-  auto it = instance_index_.find(ToLower(Trim(name)));
-  if (it != instance_index_.end()) {
-    *out = it->second;
+  if (const InstanceType* found = LookupInstance(name)) {
+    *out = found;
     return Status::OK();
   }
   std::vector<std::string> names;

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -11,11 +12,11 @@ namespace cloudfit {
 
 namespace {
 
-std::string Number(double value) { return fmt::format("{}", value); }
-
-std::string OptionalNumber(const std::optional<double>& value) {
-  return value ? Number(*value) : "";
+void AppendNumber(double value, std::string* out) {
+  fmt::format_to(std::back_inserter(*out), "{}", value);
 }
+
+std::string Number(double value) { return fmt::format("{}", value); }
 
 }  // namespace
 
@@ -24,6 +25,9 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
       "provider,instance_type,family,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,cpu,arch,"
       "network_gbps,interconnect,local_disk_gb,local_disk_type,region,ondemand,spot,reserved_1y,reserved_3y,"
       "currency,source,as_of,notes\n";
+  std::string shape;  // the fields every region row of a type repeats, written once per type
+  int date_days = 0;  // the last date written, and how (imports give every row one date)
+  std::string date;
   for (const InstanceType& t : types) {
     // GPU memory is written only where it is not simply count x the GPU's memory (slices).
     std::string gpu_memory;
@@ -31,25 +35,36 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
         (!t.gpu || std::abs(t.gpu_memory_bytes - t.gpu_count * t.gpu->memory_bytes) > 1e6)) {
       gpu_memory = Number(t.gpu_memory_bytes / kBytesPerGib);
     }
-    std::vector<std::string> shape = {
+    std::string fields[] = {
         t.provider, t.name, t.family, t.gpu ? t.gpu->name : "",
         t.has_gpu() ? Number(t.gpu_count) : "0", gpu_memory, std::to_string(t.vcpus),
         Number(t.memory_bytes / kBytesPerGib), t.cpu_name, t.arch,
         t.network_bits_per_s > 0 ? Number(t.network_bits_per_s / 1e9) : "",
         std::string(InterconnectName(t.interconnect)),
         Number(t.local_disk_bytes / 1e9), t.local_disk_type};
+    shape.clear();
+    for (const std::string& field : fields) {
+      AppendCsvField(field, &shape);
+      shape += ',';
+    }
     for (const RegionPrice& r : t.regions) {
-      std::vector<std::string> fields = shape;
-      fields.push_back(r.region);
-      for (const auto& price : r.per_hour) fields.push_back(OptionalNumber(price));
-      fields.push_back(r.currency);
-      fields.push_back(r.source);
-      fields.push_back(r.as_of_known() ? FormatIsoDate(r.as_of_days) : "");
-      fields.push_back(r.notes);
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i > 0) out += ',';
-        out += CsvEscape(fields[i]);
+      out += shape;
+      AppendCsvField(r.region, &out);
+      for (const auto& price : r.per_hour) {
+        out += ',';
+        if (price) AppendNumber(*price, &out);
       }
+      out += ',';
+      AppendCsvField(r.currency, &out);
+      out += ',';
+      AppendCsvField(r.source, &out);
+      out += ',';
+      if (r.as_of_known()) {
+        if (r.as_of_days != date_days) date = FormatIsoDate(date_days = r.as_of_days);
+        out += date;
+      }
+      out += ',';
+      AppendCsvField(r.notes, &out);
       out += '\n';
     }
   }

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstring>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -17,12 +18,77 @@ constexpr std::string_view kPriceColumns[kPricingModeCount] = {"ondemand", "spot
 // The dearest instance anyone rents costs well under this per hour; more is a typo.
 constexpr double kMaxPricePerHour = 100000;
 
-// The figures that must agree on every region row of one instance type.
-std::string ShapeKey(const InstanceType& t) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.family,
-                     t.gpu ? t.gpu->name : "", t.gpu_count, t.gpu_memory_bytes, t.vcpus,
-                     t.memory_bytes, t.cpu_name, t.arch, t.network_bits_per_s,
-                     InterconnectName(t.interconnect), t.local_disk_bytes, t.local_disk_type);
+// The columns of an instances file, found once: every row reads them.
+struct InstanceColumns {
+  explicit InstanceColumns(const CsvTable& t) {
+    provider = t.Column("provider");
+    instance_type = t.Column("instance_type");
+    family = t.Column("family");
+    gpu_model = t.Column("gpu_model");
+    gpu_count = t.Column("gpu_count");
+    gpu_memory_gib = t.Column("gpu_memory_gib");
+    vcpus = t.Column("vcpus");
+    memory_gib = t.Column("memory_gib");
+    cpu = t.Column("cpu");
+    arch = t.Column("arch");
+    network_gbps = t.Column("network_gbps");
+    interconnect = t.Column("interconnect");
+    local_disk_gb = t.Column("local_disk_gb");
+    local_disk_type = t.Column("local_disk_type");
+    region = t.Column("region");
+    currency = t.Column("currency");
+    as_of = t.Column("as_of");
+    source = t.Column("source");
+    notes = t.Column("notes");
+    for (int i = 0; i < kPricingModeCount; ++i) prices[i] = t.Column(kPriceColumns[i]);
+  }
+  CsvColumn provider, instance_type, family, gpu_model, gpu_count, gpu_memory_gib, vcpus,
+      memory_gib, cpu, arch, network_gbps, interconnect, local_disk_gb, local_disk_type, region,
+      currency, as_of, source, notes;
+  CsvColumn prices[kPricingModeCount];
+};
+
+// An instance type met in a file: its first row, and the rows of its regions so far.
+struct SeenType {
+  size_t index = 0;  // in the output
+  int line = 0;
+  // Adds `region` at `line`; the line of its earlier row if it has one, else 0. Regions are
+  // scanned while a type has few (as they all do: clouds have tens of regions) and hashed
+  // beyond, so a file stays linear in its rows whatever it holds.
+  int AddRegion(std::string_view region, int at) {
+    if (many.empty()) {
+      for (const auto& [name, first] : few) {
+        if (name == region) return first;
+      }
+      few.emplace_back(region, at);
+      if (few.size() > 32) many.insert(few.begin(), few.end());
+      return 0;
+    }
+    auto [it, added] = many.try_emplace(region, at);
+    return added ? 0 : it->second;
+  }
+  std::vector<std::pair<std::string_view, int>> few;
+  std::unordered_map<std::string_view, int> many;
+};
+
+// RequiredText into a string that keeps its buffer from row to row.
+void AssignRequired(CsvRowReader& r, CsvColumn column, std::string* out) {
+  std::string_view text = r.Text(column);
+  if (text.empty()) r.Fail(column.name, "missing value");
+  out->assign(text);
+}
+
+// The same number to the bit, as the same digits would print it (0 and -0 differ).
+bool Same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Whether two rows of one instance type give the same shape: the figures that must agree on
+// every region row.
+bool SameShape(const InstanceType& a, const InstanceType& b) {
+  return a.family == b.family && a.gpu == b.gpu && Same(a.gpu_count, b.gpu_count) &&
+         Same(a.gpu_memory_bytes, b.gpu_memory_bytes) && a.vcpus == b.vcpus &&
+         Same(a.memory_bytes, b.memory_bytes) && a.cpu_name == b.cpu_name && a.arch == b.arch &&
+         Same(a.network_bits_per_s, b.network_bits_per_s) && a.interconnect == b.interconnect &&
+         Same(a.local_disk_bytes, b.local_disk_bytes) && a.local_disk_type == b.local_disk_type;
 }
 
 }  // namespace
@@ -91,33 +157,50 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
                                    "reserved_1y", "reserved_3y", "currency", "source", "as_of"});
   if (!s.ok()) return s;
 
-  struct Seen {
-    size_t index;
-    int line;
-    std::string shape;
-  };
-  std::unordered_map<std::string, Seen> types;           // type name -> first row
-  std::unordered_map<std::string, int> region_lines;     // "type|region" -> line
+  const InstanceColumns col(table);
+  // Each type's first row and the lines of its regions so far, keyed by views of the table's
+  // text (which outlives the loop).
+  std::unordered_map<std::string_view, SeenType> types;
+  // Names resolved once per file: every region row of a type repeats them.
+  std::unordered_map<std::string, std::pair<Status, const Accelerator*>, StringHash,
+                     std::equal_to<>>
+      gpus;
+  std::unordered_map<std::string, const CpuGeneration*, StringHash, std::equal_to<>> cpus;
+  // One row at a time, reused: their strings keep their buffers, and only a new type or a new
+  // offer is copied into `out`. What a row does not always set is reset first.
+  InstanceType t;
+  RegionPrice price;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
-    InstanceType t;
-    t.provider = r.RequiredText("provider");
+    t.gpu = nullptr;
+    t.gpu_memory_bytes = 0;
+    t.cpu = nullptr;
+    t.interconnect = Interconnect::kUnknown;
+    price.per_hour = {};
+    price.as_of_days = 0;
+    AssignRequired(r, col.provider, &t.provider);
     if (r.status().ok() && t.provider != provider) {
       r.Fail("provider", fmt::format("'{}' in the file for provider '{}'", t.provider, provider));
     }
-    t.name = r.RequiredText("instance_type");
-    t.family = r.RequiredText("family");
-    std::string gpu_model(r.Text("gpu_model"));
-    std::optional<double> gpu_count = r.OptionalNumber("gpu_count", 0, 1024);
+    AssignRequired(r, col.instance_type, &t.name);
+    AssignRequired(r, col.family, &t.family);
+    std::string_view gpu_model = r.Text(col.gpu_model);
+    std::optional<double> gpu_count = r.OptionalNumber(col.gpu_count, 0, 1024);
     if (!gpu_model.empty() && r.status().ok()) {
-      Status found = catalog.FindAccelerator(gpu_model, &t.gpu);
-      if (!found.ok()) r.Fail("gpu_model", found.message());
+      auto it = gpus.find(gpu_model);
+      if (it == gpus.end()) {
+        const Accelerator* gpu = nullptr;
+        Status found = catalog.FindAccelerator(gpu_model, &gpu);
+        it = gpus.emplace(std::string(gpu_model), std::make_pair(found, gpu)).first;
+      }
+      t.gpu = it->second.second;
+      if (!it->second.first.ok()) r.Fail("gpu_model", it->second.first.message());
       if (!gpu_count || *gpu_count <= 0) {
         r.Fail("gpu_count", "an instance with a GPU model needs a GPU count above 0");
       }
     }
     t.gpu_count = gpu_count.value_or(0);
-    if (auto gib = r.OptionalNumber("gpu_memory_gib", 0.001, 1e6)) {
+    if (auto gib = r.OptionalNumber(col.gpu_memory_gib, 0.001, 1e6)) {
       t.gpu_memory_bytes = *gib * kBytesPerGib;
     } else if (t.gpu) {
       t.gpu_memory_bytes = t.gpu_count * t.gpu->memory_bytes;
@@ -125,34 +208,36 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       // Some providers mask the GPU model ("GPU H"); its memory must then be given.
       r.Fail("gpu_memory_gib", "a GPU count without a GPU model needs the GPU memory");
     }
-    double vcpus = r.Number("vcpus", 1, 8192);
+    double vcpus = r.Number(col.vcpus, 1, 8192);
     if (r.status().ok() && vcpus != std::floor(vcpus)) r.Fail("vcpus", "not a whole number");
     t.vcpus = static_cast<int>(vcpus);
-    t.memory_bytes = r.Number("memory_gib", 0.1, 1e6) * kBytesPerGib;
-    t.cpu_name = r.Text("cpu");
-    t.cpu = t.cpu_name.empty() ? nullptr : catalog.FindCpu(t.cpu_name);
-    t.arch = r.Text("arch");
+    t.memory_bytes = r.Number(col.memory_gib, 0.1, 1e6) * kBytesPerGib;
+    t.cpu_name = r.Text(col.cpu);
+    if (!t.cpu_name.empty()) {
+      auto it = cpus.find(t.cpu_name);
+      if (it == cpus.end()) it = cpus.emplace(t.cpu_name, catalog.FindCpu(t.cpu_name)).first;
+      t.cpu = it->second;
+    }
+    t.arch = r.Text(col.arch);
     if (t.arch.empty()) t.arch = t.cpu ? t.cpu->arch : "x86_64";
     if (r.status().ok() && t.arch != "x86_64" && t.arch != "arm64") {
       r.Fail("arch", "'" + t.arch + "' is not x86_64 or arm64");
     }
-    t.network_bits_per_s = r.OptionalNumber("network_gbps", 0, 1e5).value_or(0) * 1e9;
-    if (std::string_view fabric = r.Text("interconnect");
+    t.network_bits_per_s = r.OptionalNumber(col.network_gbps, 0, 1e5).value_or(0) * 1e9;
+    if (std::string_view fabric = r.Text(col.interconnect);
         !ParseInterconnect(fabric, &t.interconnect)) {
       r.Fail("interconnect", fmt::format("'{}' is not one of ethernet, efa, infiniband, roce, "
                                          "gpudirect-tcpx (or empty when unknown)",
                                          fabric));
     }
-    t.local_disk_bytes = r.OptionalNumber("local_disk_gb", 0, 1e7).value_or(0) * 1e9;
-    t.local_disk_type = r.Text("local_disk_type");
-    t.source = fmt::format("{}:{}", table.path, row.line);
+    t.local_disk_bytes = r.OptionalNumber(col.local_disk_gb, 0, 1e7).value_or(0) * 1e9;
+    t.local_disk_type = r.Text(col.local_disk_type);
 
-    RegionPrice price;
-    price.region = r.RequiredText("region");
+    AssignRequired(r, col.region, &price.region);
     for (int i = 0; i < kPricingModeCount; ++i) {
-      std::string_view text = r.Text(kPriceColumns[i]);
+      std::string_view text = r.Text(col.prices[i]);
       if (text.empty()) continue;
-      price.per_hour[i] = r.OptionalNumber(kPriceColumns[i], -1e300, kMaxPricePerHour);
+      price.per_hour[i] = r.OptionalNumber(col.prices[i], -1e300, kMaxPricePerHour);
       if (price.per_hour[i] && *price.per_hour[i] <= 0) {
         r.Fail(kPriceColumns[i], fmt::format("{} is not a price; a price must be above 0, and an "
                                              "unknown price is left empty",
@@ -160,7 +245,8 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       }
     }
     // A row without any price needs no currency; a priced row must say which it is.
-    price.currency = price.any_price() ? r.RequiredText("currency") : std::string(r.Text("currency"));
+    if (price.any_price()) AssignRequired(r, col.currency, &price.currency);
+    else price.currency = r.Text(col.currency);
     const CurrencyRate* rate = price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
     if (r.status().ok() && !price.currency.empty() && rate == nullptr) {
       r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
@@ -172,40 +258,39 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       if (!plausible.ok()) r.Fail(kPriceColumns[i], plausible.message());
     }
     // Empty (or "unknown") where the source gives no date: never the day the file was read.
-    std::string as_of(r.Text("as_of"));
+    std::string as_of(r.Text(col.as_of));
     if (r.status().ok() && !as_of.empty() && ToLower(as_of) != "unknown" &&
         !ParseIsoDate(as_of, &price.as_of_days)) {
       r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date (leave it empty when unknown)");
     }
-    price.source = r.RequiredText("source");
-    price.notes = r.Text("notes");
-    // The first URL of `source` documents the shape; the price page may differ per region.
-    std::vector<std::string> sources = SplitList(price.source, '|');
-    t.shape_source = sources.empty() ? "" : sources.front();
+    AssignRequired(r, col.source, &price.source);
+    price.notes = r.Text(col.notes);
     if (!r.status().ok()) return r.status();
 
-    std::string region_key = t.name + "|" + price.region;
-    if (auto it = region_lines.find(region_key); it != region_lines.end()) {
+    auto [it, new_type] = types.try_emplace(r.Text(col.instance_type));
+    SeenType& seen = it->second;
+    if (int first = seen.AddRegion(r.Text(col.region), row.line)) {
       r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", t.name,
-                                   price.region, it->second));
+                                   price.region, first));
       return r.status();
     }
-    region_lines[region_key] = row.line;
-
-    std::string shape = ShapeKey(t);
-    auto it = types.find(t.name);
-    if (it == types.end()) {
-      t.regions.push_back(std::move(price));
-      types[t.name] = Seen{out->size(), row.line, shape};
-      out->push_back(std::move(t));
+    if (new_type) {
+      seen.index = out->size();
+      seen.line = row.line;
+      InstanceType& added = out->emplace_back(t);
+      added.source = fmt::format("{}:{}", table.path, row.line);
+      // The first URL of `source` documents the shape; the price page may differ per region.
+      std::vector<std::string> sources = SplitList(price.source, '|');
+      added.shape_source = sources.empty() ? "" : sources.front();
+      added.regions.push_back(price);
     } else {
-      if (it->second.shape != shape) {
+      if (!SameShape((*out)[seen.index], t)) {
         r.Fail("instance_type", fmt::format("the shape of {} differs from its row at line {}; "
                                             "every region row of a type must agree",
-                                            t.name, it->second.line));
+                                            t.name, seen.line));
         return r.status();
       }
-      (*out)[it->second.index].regions.push_back(std::move(price));
+      (*out)[seen.index].regions.push_back(std::move(price));
     }
   }
   return Status::OK();

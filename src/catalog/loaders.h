@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cloudfit/catalog.h"
+#include "cloudfit/cost_tables.h"
 #include "util/csv.h"
 
 namespace cloudfit {
@@ -26,6 +27,10 @@ Status ParseSpotProfiles(const CsvTable& table, std::vector<SpotProfile>* out);
 // `provider` is the one the file is named after; every row must agree with it.
 Status ParseInstances(const CsvTable& table, const std::string& provider, const Catalog& catalog,
                       std::vector<InstanceType>* out);
+
+// The cost tables under costs/ of `catalog`, or of the built-in data where it has none (see
+// cost_tables.h). Spot rates name GPUs of `catalog`.
+Status ReadCostTables(const Catalog& catalog, CostTables* out);
 
 // GPU memory: vendors write "80 GB" for what is 80 GiB (an 80 GB A100 reports 81,920 MiB).
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <unordered_map>
 #include <filesystem>
 #include <regex>
 
@@ -96,15 +98,18 @@ bool FormFactorMatches(const Accelerator& gpu, const std::string& wanted) {
 // none) and the instance type's name: the name picks the GPU family; memory (within 10%) and
 // the form factor the type's name states pick the variant. When several variants remain and
 // nothing tells them apart, the name's own match is taken and `guess` says so.
-const Accelerator* ResolveGpu(const Catalog& catalog, const std::string& name,
-                              double per_gpu_bytes, const std::string& type, std::string* guess) {
+// `families` holds GpuFamily of each of the catalog's accelerators, in order.
+const Accelerator* ResolveGpu(const Catalog& catalog, const std::vector<std::string>& families,
+                              const std::string& name, double per_gpu_bytes,
+                              const std::string& type, std::string* guess) {
   const Accelerator* named = nullptr;
   if (!catalog.FindAccelerator(name, &named).ok()) return nullptr;
-  std::string family = GpuFamily(named->name);
+  const std::vector<Accelerator>& all = catalog.accelerators();
+  const std::string& family = families[static_cast<size_t>(named - all.data())];
   std::string form = FormFactorInName(type);
   std::vector<const Accelerator*> variants;
-  for (const Accelerator& a : catalog.accelerators()) {
-    if (GpuFamily(a.name) == family && a.vendor == named->vendor) variants.push_back(&a);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (families[i] == family && all[i].vendor == named->vendor) variants.push_back(&all[i]);
   }
   auto memory_fits = [&](const Accelerator* a) {
     return per_gpu_bytes <= 0 || std::abs(a->memory_bytes - per_gpu_bytes) <= 0.1 * a->memory_bytes;
@@ -180,14 +185,17 @@ class SkyPilotFile {
         path_(std::move(path)),
         report_(report) {}
 
+  // `text` must outlive this object: the table views it.
   Status Read(std::string_view text) {
     CsvOptions options;
     options.allow_comments = false;
+    options.borrow_text = true;
     Status s = ParseCsv(text, path_, options, &table_);
     if (!s.ok()) return s;
     s = table_.RequireColumns({"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs",
                                "MemoryGiB", "Price", "SpotPrice", "Region"});
     if (!s.ok()) return s;
+    columns_.emplace(table_);
     CollectAttachablePrices();
     for (const CsvRow& row : table_.rows) ReadRow(row);
     int unused = 0;
@@ -203,7 +211,15 @@ class SkyPilotFile {
   // Merges what was read into `working`.
   void MergeInto(WorkingCatalog* working, ImportReport* totals) {
     std::string source = "SkyPilot catalog " + path_;
-    for (auto& [name, imported] : types_) {
+    // In name order, so that added types come in the same order whatever the file's.
+    std::vector<std::pair<const std::string, ImportedType>*> sorted;
+    sorted.reserve(types_.size());
+    for (auto& entry : types_) sorted.push_back(&entry);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (auto* entry : sorted) {
+      const std::string& name = entry->first;
+      ImportedType& imported = entry->second;
       InstanceType* existing = working->Find(cloud_, name);
       if (existing == nullptr) {
         ++totals->types_added;
@@ -239,16 +255,99 @@ class SkyPilotFile {
  private:
   struct ImportedType {
     InstanceType shape;
-    std::string shape_key;
     std::map<std::string, Offer> offers;  // by region
   };
 
-  std::string_view Field(const CsvRow& row, std::string_view column) const {
-    int index = table_.ColumnIndex(column);
+  // The same number to the bit, as the same digits would print it.
+  static bool Same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+  // Whether two rows of a type describe one shape. GpuInfo is missing on some rows of a type;
+  // GPU memory is not part of the comparison.
+  static bool SameShape(const InstanceType& a, const InstanceType& b) {
+    return a.gpu == b.gpu && Same(a.gpu_count, b.gpu_count) && a.vcpus == b.vcpus &&
+           Same(a.memory_bytes, b.memory_bytes) && a.arch == b.arch &&
+           Same(a.local_disk_bytes, b.local_disk_bytes) && a.local_disk_type == b.local_disk_type;
+  }
+
+  // SkyPilot's own per-GPU memory from a row's GpuInfo (AWS reports usable MiB), 0 when it
+  // gives none. Walked with checks at every step: a field of another type is ignored, not
+  // thrown at. Every row of a type repeats the literal, so each is parsed once.
+  double PerGpuBytes(std::string_view gpu_info) {
+    if (!StartsWith(gpu_info, "{")) return 0;
+    if (auto known = per_gpu_bytes_.find(gpu_info); known != per_gpu_bytes_.end()) {
+      return known->second;
+    }
+    auto it = per_gpu_bytes_.emplace(std::string(gpu_info), 0.0).first;
+    nlohmann::json info;
+    if (!ParsePythonLiteral(gpu_info, &info).ok()) return 0;
+    double mib = 0;
+    auto gpus = info.is_object() ? info.find("Gpus") : info.end();
+    if (gpus != info.end() && gpus->is_array() && !gpus->empty() && (*gpus)[0].is_object()) {
+      const nlohmann::json& first = (*gpus)[0];
+      auto memory = first.find("MemoryInfo");
+      if (memory != first.end() && memory->is_object()) {
+        auto size = memory->find("SizeInMiB");
+        if (size != memory->end() && size->is_number()) mib = size->get<double>();
+      }
+    }
+    // Up to 16 TiB per GPU: far above any GPU, far below a value that breaks arithmetic.
+    if (mib > 0 && mib <= 16.0 * 1024 * 1024) it->second = mib * 1024 * 1024;
+    return it->second;
+  }
+
+  struct ResolvedGpu {
+    bool non_gpu = false;  // TPUs and other accelerators cloudfit does not model
+    const Accelerator* gpu = nullptr;
+    std::string guess;
+    const InstanceType* known = nullptr;  // the catalog's type of that name
+  };
+  // What a GPU row's accelerator name, memory and type resolve to, once per distinct three
+  // (every row of a type repeats them).
+  const ResolvedGpu& Resolve(const std::string& accelerator, double per_gpu_bytes,
+                             const std::string& type) {
+    std::string key = accelerator + '\0' + type + '\0' +
+                      std::string(reinterpret_cast<const char*>(&per_gpu_bytes), sizeof(double));
+    auto [it, inserted] = resolved_.try_emplace(std::move(key));
+    ResolvedGpu& r = it->second;
+    if (inserted) {
+      r.non_gpu = IsNonGpuAccelerator(accelerator);
+      if (families_.empty()) {
+        for (const Accelerator& a : catalog_.accelerators()) families_.push_back(GpuFamily(a.name));
+      }
+      if (!r.non_gpu) {
+        r.gpu = ResolveGpu(catalog_, families_, accelerator, per_gpu_bytes, type, &r.guess);
+      }
+      r.known = catalog_.LookupInstance(type);
+    }
+    return r;
+  }
+
+  // The columns the importer reads, found once per file (-1: the file has none).
+  struct Columns {
+    explicit Columns(const CsvTable& t)
+        : type(t.ColumnIndex("InstanceType")),
+          accelerator(t.ColumnIndex("AcceleratorName")),
+          count(t.ColumnIndex("AcceleratorCount")),
+          vcpus(t.ColumnIndex("vCPUs")),
+          memory(t.ColumnIndex("MemoryGiB")),
+          gpu_info(t.ColumnIndex("GpuInfo")),
+          price(t.ColumnIndex("Price")),
+          spot(t.ColumnIndex("SpotPrice")),
+          region(t.ColumnIndex("Region")),
+          zone(t.ColumnIndex("AvailabilityZone")),
+          arch(t.ColumnIndex("Arch")),
+          disk_type(t.ColumnIndex("LocalDiskType")),
+          disk_size(t.ColumnIndex("LocalDiskSize")),
+          disk_count(t.ColumnIndex("LocalDiskCount")) {}
+    int type, accelerator, count, vcpus, memory, gpu_info, price, spot, region, zone, arch,
+        disk_type, disk_size, disk_count;
+  };
+
+  static std::string_view Field(const CsvRow& row, int index) {
     return index < 0 ? std::string_view() : Trim(row.fields[static_cast<size_t>(index)]);
   }
 
-  std::optional<double> Number(const CsvRow& row, std::string_view column) const {
+  static std::optional<double> Number(const CsvRow& row, int column) {
     double value = 0;
     if (!ParseDouble(Field(row, column), &value)) return std::nullopt;
     return value;
@@ -259,20 +358,20 @@ class SkyPilotFile {
   void CollectAttachablePrices() {
     if (cloud_ != "gcp") return;
     for (const CsvRow& row : table_.rows) {
-      std::string_view accelerator = Field(row, "AcceleratorName");
-      if (!Field(row, "InstanceType").empty() || accelerator.empty() ||
+      std::string_view accelerator = Field(row, columns_->accelerator);
+      if (!Field(row, columns_->type).empty() || accelerator.empty() ||
           IsNonGpuAccelerator(accelerator)) {
         continue;
       }
-      auto price = Number(row, "Price");
+      auto price = Number(row, columns_->price);
       if (!price || *price <= 0 || *price == 700.0) {
         Skip("GCP attachable GPU row without a usable price");
         continue;
       }
       std::string key = fmt::format("{}|{}|{}", accelerator,
-                                    Number(row, "AcceleratorCount").value_or(1),
-                                    Field(row, "AvailabilityZone"));
-      auto spot = Number(row, "SpotPrice");
+                                    Number(row, columns_->count).value_or(1),
+                                    Field(row, columns_->zone));
+      auto spot = Number(row, columns_->spot);
       attachable_[key] = AttachablePrice{*price, spot && *spot > 0 ? spot : std::nullopt};
       ++attachable_unused_[key];
       ++attachable_rows_;
@@ -281,9 +380,9 @@ class SkyPilotFile {
 
   void ReadRow(const CsvRow& row) {
     ++report_->rows_read;
-    std::string type(Field(row, "InstanceType"));
-    std::string accelerator(Field(row, "AcceleratorName"));
-    std::string region(Field(row, "Region"));
+    std::string type(Field(row, columns_->type));
+    std::string accelerator(Field(row, columns_->accelerator));
+    std::string region(Field(row, columns_->region));
     if (type.empty()) {
       if (IsNonGpuAccelerator(accelerator)) Skip("not a GPU (" + Shown(accelerator) + ")");
       else if (cloud_ != "gcp") Skip("row without an instance type");
@@ -296,7 +395,7 @@ class SkyPilotFile {
                               "most {} bytes",
                               kMaxNameBytes));
     }
-    auto price = Number(row, "Price");
+    auto price = Number(row, columns_->price);
     if (!price) return Skip("missing or non-numeric price");
     if (cloud_ == "gcp" && *price == 700.0) return Skip("placeholder price 700.0 (not offered)");
     if (*price <= 0) return Skip("price not above 0");
@@ -305,15 +404,15 @@ class SkyPilotFile {
                               kMinUsdPerHour, kMaxUsdPerHour));
     }
     // 0 stands for "no spot price" below: marketplaces write 0.00 for it.
-    double spot = std::max(0.0, Number(row, "SpotPrice").value_or(0));
+    double spot = std::max(0.0, Number(row, columns_->spot).value_or(0));
     if (spot > 0 && !CheckPricePerHour("", spot, "USD", 1).ok()) spot = 0;
-    auto vcpus = Number(row, "vCPUs");
-    auto memory_gib = Number(row, "MemoryGiB");
+    auto vcpus = Number(row, columns_->vcpus);
+    auto memory_gib = Number(row, columns_->memory);
     if (!vcpus || *vcpus < 1 || *vcpus > 8192 || *vcpus != std::floor(*vcpus) || !memory_gib ||
         *memory_gib <= 0 || *memory_gib > 1e6) {
       return Skip("missing or bad vCPUs or MemoryGiB");
     }
-    double gpu_count = Number(row, "AcceleratorCount").value_or(0);
+    double gpu_count = Number(row, columns_->count).value_or(0);
 
     // GCP a2/a3/g2 rows: add the attached GPUs' price for the same zone.
     if (cloud_ == "gcp" && accelerator.empty()) {
@@ -321,7 +420,7 @@ class SkyPilotFile {
         if (!StartsWith(type, bundled.prefix)) continue;
         accelerator = bundled.accelerator;
         gpu_count = GcpBundledGpuCount(type, *vcpus);
-        std::string zone(Field(row, "AvailabilityZone"));
+        std::string zone(Field(row, columns_->zone));
         std::string key = fmt::format("{}|{}|{}", accelerator, gpu_count, zone);
         auto it = attachable_.find(key);
         double multiplier = 1;
@@ -344,32 +443,16 @@ class SkyPilotFile {
     InstanceType shape;
     double per_gpu_bytes = 0;  // SkyPilot's own per-GPU figure, when it gives one
     if (!accelerator.empty()) {
-      if (IsNonGpuAccelerator(accelerator)) return Skip("not a GPU (" + Shown(accelerator) + ")");
-      // SkyPilot's own per-GPU figure, when it gives one (AWS reports usable MiB), walked with
-      // checks at every step: a field of another type is ignored, not thrown at.
-      nlohmann::json info;
-      std::string_view gpu_info = Field(row, "GpuInfo");
-      if (StartsWith(gpu_info, "{") && ParsePythonLiteral(gpu_info, &info).ok()) {
-        double mib = 0;
-        auto gpus = info.is_object() ? info.find("Gpus") : info.end();
-        if (gpus != info.end() && gpus->is_array() && !gpus->empty() && (*gpus)[0].is_object()) {
-          const nlohmann::json& first = (*gpus)[0];
-          auto memory = first.find("MemoryInfo");
-          if (memory != first.end() && memory->is_object()) {
-            auto size = memory->find("SizeInMiB");
-            if (size != memory->end() && size->is_number()) mib = size->get<double>();
-          }
-        }
-        // Up to 16 TiB per GPU: far above any GPU, far below a value that breaks arithmetic.
-        if (mib > 0 && mib <= 16.0 * 1024 * 1024) per_gpu_bytes = mib * 1024 * 1024;
-      }
-      std::string guess;
-      shape.gpu = ResolveGpu(catalog_, accelerator, per_gpu_bytes, type, &guess);
+      per_gpu_bytes = PerGpuBytes(Field(row, columns_->gpu_info));
+      const ResolvedGpu& resolved = Resolve(accelerator, per_gpu_bytes, type);
+      if (resolved.non_gpu) return Skip("not a GPU (" + Shown(accelerator) + ")");
+      shape.gpu = resolved.gpu;
+      const std::string& guess = resolved.guess;
       if (shape.gpu == nullptr) return Skip("unknown GPU '" + Shown(accelerator) + "'");
       if (gpu_count <= 0 || gpu_count > 1024) return Skip("GPU without a count of 1 to 1024");
       // A type the catalog already describes keeps its curated GPU; say where the file differs.
-      const InstanceType* known = nullptr;
-      if (catalog_.FindInstance(type, &known).ok() && known->provider == cloud_ && known->gpu) {
+      const InstanceType* known = resolved.known;
+      if (known != nullptr && known->provider == cloud_ && known->gpu) {
         if (known->gpu != shape.gpu) {
           ++report_->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
                                          "kept the catalog's",
@@ -380,39 +463,38 @@ class SkyPilotFile {
         ++report_->guessed[guess];
       }
     }
-    shape.provider = cloud_;
-    shape.name = type;
-    shape.family = FamilyOf(cloud_, type, shape.gpu);
     shape.gpu_count = shape.gpu ? gpu_count : 0;
     shape.vcpus = static_cast<int>(*vcpus);
     shape.memory_bytes = *memory_gib * kBytesPerGib;
-    shape.arch = Field(row, "Arch") == "arm64" ? "arm64" : "x86_64";
-    if (shape.gpu) {
-      // SkyPilot's per-GPU figure where it gives one (AWS reports usable MiB).
-      shape.gpu_memory_bytes =
-          shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
-    }
-    if (auto disk = Number(row, "LocalDiskSize"); disk && *disk > 0 && *disk <= 1e7) {
-      double count = Number(row, "LocalDiskCount").value_or(1);
+    shape.arch = Field(row, columns_->arch) == "arm64" ? "arm64" : "x86_64";
+    if (auto disk = Number(row, columns_->disk_size); disk && *disk > 0 && *disk <= 1e7) {
+      double count = Number(row, columns_->disk_count).value_or(1);
       shape.local_disk_bytes = *disk * (count >= 1 && count <= 1024 ? count : 1) * 1e9;
-      shape.local_disk_type = ToLower(Field(row, "LocalDiskType"));
+      shape.local_disk_type = ToLower(Field(row, columns_->disk_type));
     }
-    // GpuInfo is missing on some rows of a type; GPU memory is not part of the comparison.
-    std::string shape_key = fmt::format("{}|{}|{}|{}|{}|{}|{}", shape.gpu ? shape.gpu->name : "",
-                                        shape.gpu_count, shape.vcpus, shape.memory_bytes,
-                                        shape.arch, shape.local_disk_bytes,
-                                        shape.local_disk_type);
-
     auto [it, inserted] = types_.try_emplace(type);
     ImportedType& imported = it->second;
     if (inserted) {
-      imported.shape = shape;
-      imported.shape_key = shape_key;
-    } else if (imported.shape_key != shape_key) {
+      // What the first row of a type says, beyond the figures every row must repeat.
+      shape.provider = cloud_;
+      shape.name = type;
+      shape.family = FamilyOf(cloud_, type, shape.gpu);
+      if (shape.gpu) {
+        // SkyPilot's per-GPU figure where it gives one (AWS reports usable MiB).
+        shape.gpu_memory_bytes =
+            shape.gpu_count * (per_gpu_bytes > 0 ? per_gpu_bytes : shape.gpu->memory_bytes);
+      }
+      imported.shape = std::move(shape);
+    } else if (!SameShape(imported.shape, shape)) {
       return Skip("shape differs from an earlier row of the same type");
     }
     Offer& offer = imported.offers[region];
-    if (offer.zones > 0) ++report_->merged["rows merged into one offer per region (zones, repeats)"];
+    if (offer.zones > 0) {
+      if (merged_rows_ == nullptr) {
+        merged_rows_ = &report_->merged["rows merged into one offer per region (zones, repeats)"];
+      }
+      ++*merged_rows_;
+    }
     ++offer.zones;
     offer.ondemand = offer.ondemand ? std::min(*offer.ondemand, *price) : *price;
     if (spot > 0) offer.spot = offer.spot ? std::min(*offer.spot, spot) : spot;
@@ -425,10 +507,16 @@ class SkyPilotFile {
   std::string path_;
   FileImportReport* report_;
   CsvTable table_;
+  std::optional<Columns> columns_;
+  // By GpuInfo literal, found without making a string of its 250 bytes per row.
+  std::unordered_map<std::string, double, StringHash, std::equal_to<>> per_gpu_bytes_;
+  std::unordered_map<std::string, ResolvedGpu> resolved_;
+  std::vector<std::string> families_;  // GpuFamily of each catalog accelerator
+  int* merged_rows_ = nullptr;  // the report's count of merged rows, once there is one
   std::map<std::string, AttachablePrice> attachable_;
   std::map<std::string, int> attachable_unused_;
   int attachable_rows_ = 0;
-  std::map<std::string, ImportedType> types_;
+  std::unordered_map<std::string, ImportedType> types_;
 };
 
 }  // namespace

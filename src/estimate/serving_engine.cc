@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "catalog/embedded_data.h"
+#include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/workload.h"
 #include "util/csv.h"
@@ -14,26 +14,6 @@ namespace cloudfit {
 namespace {
 
 constexpr const char* kEnginesFile = "serving_engines.csv";
-
-// The catalog's copy, or the built-in one for a catalog directory written before engines
-// were data.
-Status EngineFileText(const Catalog& catalog, std::string* text, std::string* path) {
-  auto it = catalog.files().find(kEnginesFile);
-  if (it != catalog.files().end()) {
-    *text = it->second;
-    *path = catalog.origin() == "built-in" ? std::string("data/") + kEnginesFile
-                                           : catalog.origin() + "/" + kEnginesFile;
-    return Status::OK();
-  }
-  for (const EmbeddedFile& f : EmbeddedDataFiles()) {
-    if (std::string_view(f.path) == kEnginesFile) {
-      *text = std::string(f.data, f.size);
-      *path = std::string("data/") + kEnginesFile;
-      return Status::OK();
-    }
-  }
-  return Status::Corruption(std::string("the catalog has no ") + kEnginesFile);
-}
 
 Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* p) {
   CsvRowReader r(table, row);
@@ -88,24 +68,27 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
 }  // namespace
 
 Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfile>* out) {
-  std::string text, path;
-  Status s = EngineFileText(catalog, &text, &path);
-  CsvTable table;
-  if (s.ok()) s = ParseCsv(text, path, CsvOptions(), &table);
+  // The catalog's copy, or the built-in one for a catalog directory written before engines
+  // were data.
+  std::shared_ptr<const CsvTable> file;
+  Status s = ReadReferenceTable(catalog, kEnginesFile, &file);
+  if (s.code() == Status::Code::kNotFound) {
+    return Status::Corruption(std::string("the catalog has no ") + kEnginesFile);
+  }
   if (s.ok()) {
-    s = table.RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
+    s = file->RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
                               "prefill_chunk_tokens", "memory_utilization",
                               "memory_utilization_of", "kv_cache_dtypes", "multi_gpu",
                               "step_overhead_ms", "as_of", "source"});
   }
   if (!s.ok()) return s;
-  for (const CsvRow& row : table.rows) {
+  for (const CsvRow& row : file->rows) {
     ServingEngineProfile p;
-    s = ParseRow(table, row, &p);
+    s = ParseRow(*file, row, &p);
     if (!s.ok()) return s;
     out->push_back(std::move(p));
   }
-  if (out->empty()) return Status::Corruption(path + ": no engines");
+  if (out->empty()) return Status::Corruption(file->path + ": no engines");
   return Status::OK();
 }
 

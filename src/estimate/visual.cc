@@ -60,10 +60,11 @@ struct SessionNeeds {
 
 Status FindSessionNeeds(const Catalog& catalog, const Workload& w, SessionNeeds* out) {
   std::string kind = w.kind == WorkloadKind::kCad ? "cad" : "realtime";
-  CsvTable table;
-  Status s = ReadReferenceTable(catalog, "sessions.csv", &table);
-  if (s.ok()) s = table.RequireColumns({"kind", "profile", "vcpus", "ram_gib", "gpu_memory_gib"});
+  std::shared_ptr<const CsvTable> file = std::make_shared<CsvTable>();
+  Status s = ReadReferenceTable(catalog, "sessions.csv", &file);
+  if (s.ok()) s = file->RequireColumns({"kind", "profile", "vcpus", "ram_gib", "gpu_memory_gib"});
   if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+  const CsvTable& table = *file;
   std::vector<std::string> profiles;
   bool found = false;
   for (const CsvRow& row : s.ok() ? table.rows : std::vector<CsvRow>()) {

@@ -8,11 +8,16 @@
 
 namespace cloudfit {
 
+namespace {
+// What std::isspace accepts in the "C" locale (cloudfit never sets another), without a call.
+bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+}  // namespace
+
 std::string_view Trim(std::string_view s) {
   size_t begin = 0;
-  while (begin < s.size() && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+  while (begin < s.size() && IsSpace(s[begin])) ++begin;
   size_t end = s.size();
-  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+  while (end > begin && IsSpace(s[end - 1])) --end;
   return s.substr(begin, end - begin);
 }
 

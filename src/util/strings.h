@@ -2,6 +2,7 @@
 #ifndef CLOUDFIT_UTIL_STRINGS_H_
 #define CLOUDFIT_UTIL_STRINGS_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,13 @@
 namespace cloudfit {
 
 std::string_view Trim(std::string_view s);
+
+// Hashes a std::string and a string_view alike: an unordered map keyed by std::string, with
+// this and std::equal_to<>, is searched with a view without making a string.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
 std::string ToLower(std::string_view s);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);

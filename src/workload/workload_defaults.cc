@@ -43,14 +43,15 @@ struct Recipe {
 
 // (model, kind), then (family, kind), then the model's and the family's full-training recipe.
 bool FindRecipe(const Catalog& catalog, const Workload& w, Recipe* out, Status* error) {
-  CsvTable table;
-  Status s = ReadReferenceTable(catalog, "recipes.csv", &table);
+  std::shared_ptr<const CsvTable> file;
+  Status s = ReadReferenceTable(catalog, "recipes.csv", &file);
   if (s.code() == Status::Code::kNotFound) return false;
-  if (s.ok()) s = table.RequireColumns({"model", "kind", "batch", "seq_len", "source"});
+  if (s.ok()) s = file->RequireColumns({"model", "kind", "batch", "seq_len", "source"});
   if (!s.ok()) {
     *error = s;
     return false;
   }
+  const CsvTable& table = *file;
   std::string kind = w.kind == WorkloadKind::kTrain ? "train" : "lora";
   std::string family = "*" + w.model.family;
   std::vector<std::pair<std::string, std::string>> order = {
@@ -261,11 +262,12 @@ Status ApplyLoaderRate(const Catalog& catalog, Workload* w) {
       w->data_type == DataType::kTabular) {
     return Status::OK();
   }
-  CsvTable table;
-  Status s = ReadReferenceTable(catalog, "loader_rates.csv", &table);
+  std::shared_ptr<const CsvTable> file;
+  Status s = ReadReferenceTable(catalog, "loader_rates.csv", &file);
   if (s.code() == Status::Code::kNotFound) return Status::OK();
-  if (s.ok()) s = table.RequireColumns({"data_type", "rate_per_vcpu_s", "unit", "source"});
+  if (s.ok()) s = file->RequireColumns({"data_type", "rate_per_vcpu_s", "unit", "source"});
   if (!s.ok()) return s;
+  const CsvTable& table = *file;
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     if (std::string(r.Text("data_type")) != DataTypeName(w->data_type)) continue;

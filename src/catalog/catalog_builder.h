@@ -1,0 +1,62 @@
+// Fills a Catalog, by either of its two roads: from files (parsed and checked: catalog.cc), or
+// from the records the build compiled from data/ (copied: built_in_catalog.cc). Both end with the
+// same tables and the same indexes.
+#ifndef CLOUDFIT_CATALOG_CATALOG_BUILDER_H_
+#define CLOUDFIT_CATALOG_CATALOG_BUILDER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "catalog/loaders.h"
+#include "cloudfit/catalog.h"
+#include "cloudfit/cost_tables.h"
+#include "util/csv.h"
+
+namespace cloudfit {
+
+struct CatalogRecords;  // catalog_records.h
+
+// What a catalog reads only when first asked for, once, from any thread.
+struct Catalog::Lazy {
+  std::once_flag costs_once;
+  Status costs_status;
+  std::shared_ptr<const CostTables> costs;
+  // From the files, or for the built-in catalog from its compiled records.
+  std::function<Status(const Catalog&, CostTables*)> read_costs = ReadCostTables;
+
+  // Reference tables by name (reference_tables.h).
+  struct Table {
+    Status status;
+    std::shared_ptr<const CsvTable> table;
+  };
+  std::mutex tables_mutex;
+  std::map<std::string, Table> tables;
+  // The built-in catalog's tables as split at build time: false for a name it has none of.
+  std::function<bool(const std::string& name, CsvTable* out)> compiled_table;
+};
+
+class CatalogBuilder {
+ public:
+  static Status Build(CatalogFiles files, std::string origin, Catalog* out);
+  static Status FromRecords(const CatalogRecords& records, Catalog* out);
+
+  // The name indexes of a catalog as (key, row index) in key order: what the compiler writes
+  // into the records, so that loading them inserts keys in order without computing them.
+  struct Indexes {
+    std::vector<std::pair<std::string, size_t>> accelerators, cpus, models, instances;
+    bool operator==(const Indexes&) const = default;
+  };
+  static Indexes IndexesOf(const Catalog& c);
+
+  // reference_tables.cc: ReadReferenceTable, with the catalog's cache.
+  static Status ReferenceTable(const Catalog& catalog, const std::string& name,
+                               std::shared_ptr<const CsvTable>* out);
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_CATALOG_CATALOG_BUILDER_H_
