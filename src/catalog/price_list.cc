@@ -42,7 +42,7 @@ Status ApplyRow(const Catalog& base, const CsvTable& table, const CsvRow& row,
   }
   int as_of_days = 0;
   if (!ParseIsoDate(as_of, &as_of_days)) {
-    r.Fail("as_of", "'" + Shown(as_of) + "' is not a YYYY-MM-DD date");
+    r.Fail("as_of", fmt::format("'{}' is not a YYYY-MM-DD date", Shown(as_of)));
   }
   InstanceType* type = r.status().ok() ? working->FindAnyProvider(type_name) : nullptr;
   if (r.status().ok() && type == nullptr) {
