@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <algorithm>
 
@@ -14,6 +17,44 @@
 namespace {
 
 constexpr const char* kVersion = "0.1.0";
+
+// The subcommands, in the order help lists them (then completion and manpage).
+struct Command {
+  const char* name;
+  void (*add)(CLI::App* app, const cloudfit::cli::GlobalOptions* global);
+};
+const Command kCommands[] = {
+    {"recommend", cloudfit::cli::AddRecommendCommand},
+    {"compare", cloudfit::cli::AddCompareCommand},
+    {"explain", cloudfit::cli::AddExplainCommand},
+    {"gpus", cloudfit::cli::AddGpusCommand},
+    {"instances", cloudfit::cli::AddInstancesCommand},
+    {"models", cloudfit::cli::AddModelsCommand},
+    {"catalog", cloudfit::cli::AddCatalogCommand},
+    {"estimate", cloudfit::cli::AddEstimateCommand},
+    {"calibrate", cloudfit::cli::AddCalibrateCommand},
+    {"serve", cloudfit::cli::AddServeCommand},
+    {"probe", cloudfit::cli::AddProbeCommand},
+    {"monitor", cloudfit::cli::AddMonitorCommand},
+    {"poc", cloudfit::cli::AddPocCommand},
+    {"export", cloudfit::cli::AddExportCommand},
+};
+
+// The subcommand a command line runs: its first word after the global options (--catalog DIR),
+// or "" when it starts with anything else (--help, --version, nothing).
+std::string_view InvokedCommand(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--catalog") {
+      ++i;  // its value
+      continue;
+    }
+    if (word.rfind("--catalog=", 0) == 0) continue;
+    if (!word.empty() && word[0] == '-') return "";
+    return word;
+  }
+  return "";
+}
 
 int Run(int argc, char** argv) {
   using namespace cloudfit::cli;
@@ -28,23 +69,23 @@ int Run(int argc, char** argv) {
                  "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
       ->check(CLI::ExistingDirectory);
 
-  AddRecommendCommand(&app, &global);
-  AddCompareCommand(&app, &global);
-  AddExplainCommand(&app, &global);
-  AddGpusCommand(&app, &global);
-  AddInstancesCommand(&app, &global);
-  AddModelsCommand(&app, &global);
-  AddCatalogCommand(&app, &global);
-  AddEstimateCommand(&app, &global);
-  AddCalibrateCommand(&app, &global);
-  AddServeCommand(&app, &global);
-  AddProbeCommand(&app, &global);
-  AddMonitorCommand(&app, &global);
-  AddPocCommand(&app, &global);
-  AddExportCommand(&app, &global);
-  AddCompletionCommands(&app);
-
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  // Each subcommand adds dozens of options, and CLI11 checks each new one against those before
+  // it: building all of them is most of a short command's time. When the command line names a
+  // subcommand, only that one is built; help, completion and mistakes get them all.
+  std::string_view invoked = InvokedCommand(args);
+  bool built = false;
+  for (const Command& command : kCommands) {
+    if (invoked == command.name) {
+      command.add(&app, &global);
+      built = true;
+    }
+  }
+  if (!built) {
+    for (const Command& command : kCommands) command.add(&app, &global);
+    AddCompletionCommands(&app);
+  }
+
   args = RewriteDeprecatedFlags(app, args, std::cerr);
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
