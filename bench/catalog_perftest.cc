@@ -5,15 +5,14 @@
 // The synthetic inputs grow by whole copies, so a linear stage shows a constant rate (bytes/s,
 // items/s) across the sizes. `catalog_perftest --write-synthetic=DIR` writes them as files for
 // timing the command line (aws-5mb/vms.csv, aws-20mb/vms.csv, offers-50k/ and so on) and exits.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string_view>
-
-#include <unistd.h>
-
-#include <benchmark/benchmark.h>
-#include <fmt/format.h>
 
 #include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
@@ -69,9 +68,9 @@ CatalogFiles SyntheticOfferCatalog(int offers) {
   if (!Catalog::LoadBuiltIn(&built_in).ok()) return {};
   CatalogFiles files = built_in.files();
   static const char* const kGpus[] = {"H100-SXM5-80GB", "A100-SXM4-80GB", "L4", "A10G", ""};
-  static const char* const kRegions[] = {"us-east-1", "us-west-2", "eu-west-1", "eu-central-1",
-                                         "ap-northeast-1", "ap-southeast-1", "sa-east-1",
-                                         "ca-central-1", "eu-north-1", "ap-south-1"};
+  static const char* const kRegions[] = {
+      "us-east-1",      "us-west-2", "eu-west-1",    "eu-central-1", "ap-northeast-1",
+      "ap-southeast-1", "sa-east-1", "ca-central-1", "eu-north-1",   "ap-south-1"};
   std::string csv =
       "provider,instance_type,family,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,cpu,"
       "arch,network_gbps,interconnect,local_disk_gb,local_disk_type,region,ondemand,spot,"
@@ -84,9 +83,8 @@ CatalogFiles SyntheticOfferCatalog(int offers) {
     csv += fmt::format(
         "synthetic,syn{}.{}xlarge,syn{},{},{},,{},{},Xeon Platinum 8375C,x86_64,25,ethernet,0,,"
         "{},{:.4f},{:.4f},{:.4f},{:.4f},USD,https://example.com/synthetic,2026-01-01,\n",
-        type / 8, 1 << (type % 8), type / 8, gpu, gpus ? std::to_string(gpus) : "",
-        4 << (type % 6), 16 << (type % 6), kRegions[i % 10], price, price * 0.4, price * 0.7,
-        price * 0.5);
+        type / 8, 1 << (type % 8), type / 8, gpu, gpus ? std::to_string(gpus) : "", 4 << (type % 6),
+        16 << (type % 6), kRegions[i % 10], price, price * 0.4, price * 0.7, price * 0.5);
   }
   files["instances/synthetic.csv"] = std::move(csv);
   return files;
@@ -156,7 +154,8 @@ BENCHMARK(BM_QueryAllOffersByPrice)->Unit(benchmark::kMillisecond);
 
 void BM_ImportLargestSharedFile(benchmark::State& state) {
   // Lambda's vms.csv is the largest full file in ../shared/catalogs/skypilot (74,737 bytes).
-  std::string path = std::string(CLOUDFIT_SOURCE_DIR) + "/../shared/catalogs/skypilot/v9/lambda/vms.csv";
+  std::string path =
+      std::string(CLOUDFIT_SOURCE_DIR) + "/../shared/catalogs/skypilot/v9/lambda/vms.csv";
   if (!std::filesystem::exists(path)) {
     state.SkipWithError("../shared is absent");
     return;
@@ -201,7 +200,11 @@ void BM_ImportSyntheticAws(benchmark::State& state) {
   state.counters["rows"] = report.files.empty() ? 0 : report.files[0].rows_read;
   state.counters["types"] = report.types_added + report.types_updated;
 }
-BENCHMARK(BM_ImportSyntheticAws)->Arg(256)->Arg(1 << 10)->Arg(5 << 10)->Arg(20 << 10)
+BENCHMARK(BM_ImportSyntheticAws)
+    ->Arg(256)
+    ->Arg(1 << 10)
+    ->Arg(5 << 10)
+    ->Arg(20 << 10)
     ->Unit(benchmark::kMillisecond);
 
 // Loading (parsing and checking) a catalog directory with Arg synthetic offers beside the
@@ -216,8 +219,7 @@ void BM_LoadSyntheticOffers(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_LoadSyntheticOffers)->Arg(1000)->Arg(12500)->Arg(50000)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadSyntheticOffers)->Arg(1000)->Arg(12500)->Arg(50000)->Unit(benchmark::kMillisecond);
 
 // --write-synthetic=DIR: the inputs above as files, for timing the command line.
 int WriteSynthetic(const fs::path& dir) {

@@ -2,10 +2,10 @@
 // catalog merged with every SkyPilot file in ../shared/catalogs (when present), and a workload
 // whose estimates are kept from an earlier request.
 // Run: build/bench/recommend_perftest; batch mode: bench/recommend_batch.sh.
+#include <benchmark/benchmark.h>
+
 #include <algorithm>
 #include <filesystem>
-
-#include <benchmark/benchmark.h>
 
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/recommend.h"

@@ -2,11 +2,11 @@
 // catalog the loaders make from the same text: every field of every table, the cost tables, the
 // name indexes and the files. The dump below is written apart from the compiler and the record
 // reader, so that a field either of them drops or swaps shows here.
-#include <cstring>
-#include <string>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
 
 #include "catalog/catalog_builder.h"
 #include "catalog/embedded_data.h"

@@ -1,9 +1,9 @@
 // Facts of the built-in catalog that an audit against the providers' documentation fixed
 // (issue 11), kept true by tests: fabrics and network figures, GPU variants, coverage of
 // the instance types the providers rent.
-#include <set>
-
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "cloudfit/catalog.h"
 #include "test_support.h"

@@ -2,17 +2,16 @@
 // fixture catalog: every --json document against its JSON Schema in docs/schemas/, every --csv
 // as a header and rows of plain values, the table narrowed to $COLUMNS, colour only on a
 // terminal, deprecated spellings and did-you-mean.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/terminal.h"
 #include "cli/vocabulary.h"
@@ -42,8 +41,10 @@ std::string Slurp(const fs::path& path) {
 std::string Quote(const std::string& arg) {
   std::string out = "'";
   for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -52,10 +53,11 @@ std::string Quote(const std::string& arg) {
 Result RunCli(const std::vector<std::string>& args, const std::string& env = "") {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-out-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::string command = "cd " + Quote(dir.string()) +
-                        " && env -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 CLOUDFIT_CATALOG=" +
-                        Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog") + " " +
-                        env + " " + Quote(CLOUDFIT_BINARY);
+  std::string command =
+      "cd " + Quote(dir.string()) +
+      " && env -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 CLOUDFIT_CATALOG=" +
+      Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog") + " " + env + " " +
+      Quote(CLOUDFIT_BINARY);
   for (const std::string& a : args) command += " " + Quote(a);
   command += " >out.txt 2>err.txt </dev/null";
   int status = std::system(command.c_str());
@@ -81,8 +83,8 @@ void ExpectConforms(const std::string& schema, const std::vector<std::string>& a
   std::vector<std::string> errors = testing::ValidateAgainstSchemaFile(doc, SchemaPath(schema));
   std::string all;
   for (const std::string& e : errors) all += "  " + e + "\n";
-  EXPECT_TRUE(errors.empty()) << joined << " breaks docs/schemas/" << schema
-                              << ".schema.json:\n" << all;
+  EXPECT_TRUE(errors.empty()) << joined << " breaks docs/schemas/" << schema << ".schema.json:\n"
+                              << all;
 }
 
 // The JSON Schema subset checker itself: it must reject what the schema forbids.
@@ -97,28 +99,29 @@ TEST(JsonSchemaCheckTest, RejectsWrongTypesMissingFieldsAndBadDates) {
     },
     "$defs": {"item": {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}}}
   })");
-  EXPECT_TRUE(testing::ValidateAgainstSchema(json::parse(R"({"n": null, "d": "2026-07-22"})"),
-                                             schema, ".")
-                  .empty());
-  EXPECT_EQ(testing::ValidateAgainstSchema(json::parse(R"({"n": "1", "d": "2026-07-22"})"), schema,
-                                           ".")
-                .size(),
-            1u);
+  EXPECT_TRUE(
+      testing::ValidateAgainstSchema(json::parse(R"({"n": null, "d": "2026-07-22"})"), schema, ".")
+          .empty());
+  EXPECT_EQ(
+      testing::ValidateAgainstSchema(json::parse(R"({"n": "1", "d": "2026-07-22"})"), schema, ".")
+          .size(),
+      1u);
   EXPECT_EQ(testing::ValidateAgainstSchema(json::parse(R"({"n": 1})"), schema, ".").size(), 1u);
-  EXPECT_EQ(testing::ValidateAgainstSchema(json::parse(R"({"n": 1, "d": 20600})"), schema, ".").size(),
-            1u);
-  EXPECT_EQ(testing::ValidateAgainstSchema(json::parse(R"({"n": -1, "d": "2026-07-22"})"), schema,
-                                           ".")
-                .size(),
-            1u);
+  EXPECT_EQ(
+      testing::ValidateAgainstSchema(json::parse(R"({"n": 1, "d": 20600})"), schema, ".").size(),
+      1u);
+  EXPECT_EQ(
+      testing::ValidateAgainstSchema(json::parse(R"({"n": -1, "d": "2026-07-22"})"), schema, ".")
+          .size(),
+      1u);
   EXPECT_EQ(testing::ValidateAgainstSchema(
                 json::parse(R"({"n": 1, "d": "2026-07-22", "k": "c", "list": [{"x": 1.5}]})"),
                 schema, ".")
                 .size(),
             2u);
   // A keyword the checker does not implement is reported, not ignored.
-  EXPECT_FALSE(testing::ValidateAgainstSchema(json(1), json::parse(R"({"multipleOf": 2})"), ".")
-                   .empty());
+  EXPECT_FALSE(
+      testing::ValidateAgainstSchema(json(1), json::parse(R"({"multipleOf": 2})"), ".").empty());
 }
 
 TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
@@ -128,8 +131,9 @@ TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
   ExpectConforms("instances", {"instances", "--json"});
   ExpectConforms("instances", {"instances", "--pricing", "spot", "--currency", "CNY", "--json"});
   ExpectConforms("catalog-info", {"catalog", "info", "--json"});
-  ExpectConforms("estimate", {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu",
-                              "A100-80GB", "--gpus", "8", "--epochs", "1", "--dataset-samples", "1281167", "--json"});
+  ExpectConforms("estimate",
+                 {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100-80GB",
+                  "--gpus", "8", "--epochs", "1", "--dataset-samples", "1281167", "--json"});
   ExpectConforms("estimate", {"estimate", "--kind", "serve", "--model", "Llama-3.1-8B", "--gpu",
                               "L4", "--request-rate", "5", "--json"});
   ExpectConforms("estimate", {"estimate", "--kind", "render", "--gpu", "L4", "--frames", "100",
@@ -139,9 +143,9 @@ TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
   ExpectConforms("recommend", {"recommend", "--kind", "serve", "--model", "Llama-3.1-8B",
                                "--request-rate", "5", "--json"});
   // Nothing feasible: best_estimate is null.
-  ExpectConforms("recommend", {"recommend", "--kind", "train", "--model", "ResNet-50",
-                               "--epochs", "1", "--dataset-samples", "1281167",
-                               "--deadline-hours", "0.0001", "--json"});
+  ExpectConforms("recommend",
+                 {"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "1",
+                  "--dataset-samples", "1281167", "--deadline-hours", "0.0001", "--json"});
   ExpectConforms("explain", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B", "--json"});
   ExpectConforms("monitor", {"monitor", "--no-gpu", "--interval", "0.05", "--json", "--", "sh",
                              "-c", "sleep 0.2"});
@@ -149,8 +153,8 @@ TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
                          "echo '5 it/s'; echo '5 it/s'; echo '5 it/s'"});
   fs::path calibration = fs::path(CLOUDFIT_SOURCE_DIR) / "../shared/calibration";
   if (fs::is_directory(calibration)) {
-    ExpectConforms("calibration", {"calibrate", "report", "--cases-dir", calibration.string(),
-                                   "--json"});
+    ExpectConforms("calibration",
+                   {"calibrate", "report", "--cases-dir", calibration.string(), "--json"});
   }
 }
 
@@ -161,9 +165,9 @@ TEST(JsonSchemaTest, ImportReportConforms) {
   std::ofstream(dir / "lambda/vms.csv")
       << "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
          "SpotPrice\ngpu_1x_l4,L4,1,8,32,0.5,us-east-1,,\n";
-  ExpectConforms("import", {"catalog", "import", "--as-of", "2026-11-01", "--out",
-                            (dir / "catalog").string(), (dir / "lambda/vms.csv").string(),
-                            "--json"});
+  ExpectConforms("import",
+                 {"catalog", "import", "--as-of", "2026-11-01", "--out", (dir / "catalog").string(),
+                  (dir / "lambda/vms.csv").string(), "--json"});
   fs::remove_all(dir);
 }
 
@@ -193,7 +197,10 @@ void ExpectPlainCsv(const std::vector<std::string>& args) {
       if (is_date && !v.empty()) {
         EXPECT_TRUE(std::regex_match(v, kDate)) << joined << ": " << h << "=" << v;
       }
-      bool has_unit = std::regex_search(h, std::regex(R"(_(gib|usd|cny|hours|percent|tflops|tops|w|per_s|per_hour|billions|tokens)$|^(hours|rank|gpus|nodes|replicas|throughput|vcpus|rows)$)"));
+      bool has_unit = std::regex_search(
+          h,
+          std::regex(
+              R"(_(gib|usd|cny|hours|percent|tflops|tops|w|per_s|per_hour|billions|tokens)$|^(hours|rank|gpus|nodes|replicas|throughput|vcpus|rows)$)"));
       if (has_unit && !v.empty()) {
         EXPECT_TRUE(std::regex_match(v, kNumber)) << joined << ": " << h << "='" << v << "'";
       }
@@ -202,9 +209,10 @@ void ExpectPlainCsv(const std::vector<std::string>& args) {
 }
 
 TEST(CsvTest, EveryCsvIsAHeaderAndPlainRows) {
-  ExpectPlainCsv({"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "10", "--dataset-samples", "1281167", "--csv"});
-  ExpectPlainCsv({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--tokens",
-                  "1e8", "--currency", "CNY", "--csv"});
+  ExpectPlainCsv({"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "10",
+                  "--dataset-samples", "1281167", "--csv"});
+  ExpectPlainCsv({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--tokens", "1e8",
+                  "--currency", "CNY", "--csv"});
   ExpectPlainCsv({"instances", "--csv"});
   ExpectPlainCsv({"gpus", "--csv"});
   ExpectPlainCsv({"gpus", "L4", "--csv"});
@@ -216,14 +224,15 @@ TEST(CsvTest, EveryCsvIsAHeaderAndPlainRows) {
 }
 
 TEST(CsvTest, RecommendCsvSplitsWhatTheTableCombines) {
-  Result r = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "10", "--dataset-samples", "1281167", "--csv"});
+  Result r = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "10",
+                     "--dataset-samples", "1281167", "--csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   CsvTable table;
   ASSERT_TRUE(ParseCsv(r.out, "stdout", CsvOptions{false}, &table).ok());
-  for (const char* column : {"rank", "pareto", "gpu", "gpus", "throughput", "throughput_unit",
-                             "memory_used_gib", "memory_capacity_gib", "price_usd_per_hour",
-                             "total_cost_usd", "cost_per_unit_usd", "unit", "price_as_of",
-                             "warnings"}) {
+  for (const char* column :
+       {"rank", "pareto", "gpu", "gpus", "throughput", "throughput_unit", "memory_used_gib",
+        "memory_capacity_gib", "price_usd_per_hour", "total_cost_usd", "cost_per_unit_usd", "unit",
+        "price_as_of", "warnings"}) {
     EXPECT_GE(table.ColumnIndex(column), 0) << column << " missing from " << r.out.substr(0, 400);
   }
   ASSERT_FALSE(table.rows.empty());
@@ -234,8 +243,9 @@ TEST(CsvTest, RecommendCsvSplitsWhatTheTableCombines) {
 }
 
 TEST(TerminalTableTest, NarrowsToColumnsAndWideShowsEverything) {
-  std::vector<std::string> args = {"recommend", "--kind", "train", "--model", "ResNet-50",
-                                   "--epochs", "10", "--dataset-samples", "1281167"};
+  std::vector<std::string> args = {"recommend", "--kind",   "train", "--model",
+                                   "ResNet-50", "--epochs", "10",    "--dataset-samples",
+                                   "1281167"};
   Result narrow = RunCli(args, "COLUMNS=100");
   ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
   std::istringstream lines(narrow.out);
@@ -257,7 +267,8 @@ TEST(TerminalTableTest, NarrowsToColumnsAndWideShowsEverything) {
   ASSERT_EQ(wide.exit_code, 0) << wide.err;
   EXPECT_EQ(wide.out.find("--wide shows every column"), std::string::npos);
   EXPECT_NE(wide.out.find("bottleneck"), std::string::npos);
-  EXPECT_EQ(narrow.out.find("bottleneck  "), std::string::npos) << "lowest priority is hidden first";
+  EXPECT_EQ(narrow.out.find("bottleneck  "), std::string::npos)
+      << "lowest priority is hidden first";
 }
 
 TEST(TerminalTableTest, PriceAgeIsSaidOnceAboveTheTable) {
@@ -275,7 +286,9 @@ TEST(TerminalTableTest, PriceAgeIsSaidOnceAboveTheTable) {
 }
 
 TEST(TableTest, HidesHighestPriorityFirstAndCutsTheLastTextColumn) {
-  Table t({{"a", "a"}, {"b", "bbbbbbbbbb", false, 2}, {"c", "cccccccccc", false, 1},
+  Table t({{"a", "a"},
+           {"b", "bbbbbbbbbb", false, 2},
+           {"c", "cccccccccc", false, 1},
            {"w", "warnings", false, 3}});
   t.AddRow({"1", "x", "y", "a long warning that does not fit in the terminal at all"});
   TextLayout layout;
@@ -319,9 +332,9 @@ TEST(TerminalTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-tty-" + std::to_string(getpid()));
   fs::create_directories(dir);
   auto on_tty = [&](const std::string& env) {
-    std::string inner = "env " + env + " TERM=xterm CLOUDFIT_CATALOG=" +
-                        std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog " +
-                        CLOUDFIT_BINARY + " models";
+    std::string inner = "env " + env +
+                        " TERM=xterm CLOUDFIT_CATALOG=" + std::string(CLOUDFIT_SOURCE_DIR) +
+                        "/tests/fixtures/catalog " + CLOUDFIT_BINARY + " models";
     std::string command = "cd " + Quote(dir.string()) + " && script -qec " + Quote(inner) +
                           " /dev/null >tty.txt 2>&1 </dev/null";
     EXPECT_EQ(std::system(command.c_str()), 0);
@@ -337,10 +350,10 @@ TEST(TerminalTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
 }
 
 TEST(VocabularyTest, DeprecatedSpellingsWorkWithANotice) {
-  Result old_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples", "1e6", "--max-gpus", "1",
-                         "--json"});
-  Result new_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples", "1e6",
-                         "--total-gpus-max", "1", "--json"});
+  Result old_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples",
+                            "1e6", "--max-gpus", "1", "--json"});
+  Result new_name = RunCli({"recommend", "--kind", "train", "--model", "ResNet-50", "--samples",
+                            "1e6", "--total-gpus-max", "1", "--json"});
   ASSERT_EQ(old_name.exit_code, 0) << old_name.err;
   ASSERT_EQ(new_name.exit_code, 0) << new_name.err;
   EXPECT_EQ(old_name.out, new_name.out);
@@ -389,8 +402,8 @@ TEST(VocabularyTest, DidYouMeanForFlagsAndSubcommands) {
 }
 
 TEST(VocabularyTest, FrameworkDtypeNamesAreAccepted) {
-  std::vector<std::string> base = {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu",
-                                   "A100", "--json", "--precision"};
+  std::vector<std::string> base = {"estimate", "--kind", "train",  "--model",    "ResNet-50",
+                                   "--gpu",    "A100",   "--json", "--precision"};
   for (auto [alias, name] : std::vector<std::pair<std::string, std::string>>{
            {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"}}) {
     std::vector<std::string> a = base, b = base;
@@ -403,7 +416,7 @@ TEST(VocabularyTest, FrameworkDtypeNamesAreAccepted) {
   Result sorted = RunCli({"gpus", "--sort", "bfloat16", "--csv"});
   EXPECT_EQ(sorted.exit_code, 0) << sorted.err;
   Result bad = RunCli({"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100",
-                    "--precision", "float13"});
+                       "--precision", "float13"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("float13"), std::string::npos) << bad.err;
 }

@@ -1,10 +1,10 @@
 // `cloudfit catalog refresh` end to end through the binary: saved Azure answers replayed with
 // --from-dir into a new catalog directory, dated by the day they were fetched; a bad answer
 // fails with exit status 2 and writes nothing.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "test_support.h"
 
@@ -38,21 +38,25 @@ class CliRefreshTest : public ::testing::Test {
 
   void SaveAnswers(const std::string& first_page_body) {
     std::string page1 = first_page_body;
-    if (size_t at = page1.find("NEXT_PAGE"); at != std::string::npos) page1.replace(at, 9, kNextPage);
+    if (size_t at = page1.find("NEXT_PAGE"); at != std::string::npos)
+      page1.replace(at, 9, kNextPage);
     dir_.Write("answers/azure/00001.body", page1);
     dir_.Write("answers/azure/00002.body",
                ReadWholeFile(testing::SourcePath("tests/fixtures/refresh/azure/page2.json")));
-    dir_.Write("answers/manifest.json",
-               std::string(R"({"schema": "cloudfit.refresh-responses/v1", "responses": [)") +
-                   R"({"key": ")" + kFirstPage +
-                   R"(", "url": "", "status": 200, "fetched": "2026-11-20", "file": "azure/00001.body"},)" +
-                   R"({"key": "GET )" + kNextPage +
-                   R"(", "url": "", "status": 200, "fetched": "2026-11-20", "file": "azure/00002.body"}]})");
+    dir_.Write(
+        "answers/manifest.json",
+        std::string(R"({"schema": "cloudfit.refresh-responses/v1", "responses": [)") +
+            R"({"key": ")" + kFirstPage +
+            R"(", "url": "", "status": 200, "fetched": "2026-11-20", "file": "azure/00001.body"},)" +
+            R"({"key": "GET )" + kNextPage +
+            R"(", "url": "", "status": 200, "fetched": "2026-11-20", "file": "azure/00002.body"}]})");
   }
 
   testing::ProgramRun Refresh(const std::string& out) {
-    return testing::RunCloudfit(dir_, "--catalog catalog catalog refresh --provider azure "
-                                      "--from-dir answers --out " + out);
+    return testing::RunCloudfit(dir_,
+                                "--catalog catalog catalog refresh --provider azure "
+                                "--from-dir answers --out " +
+                                    out);
   }
 
   TempDir dir_;
@@ -98,7 +102,8 @@ TEST_F(CliRefreshTest, ADirectoryThatIsNotACatalogIsRefusedBeforeFetchingUnlessF
   EXPECT_FALSE(fs::exists(dir_.path() + "/thesis/instances")) << "nothing written";
 
   testing::ProgramRun forced = testing::RunCloudfit(
-      dir_, "--catalog catalog catalog refresh --provider azure --from-dir answers --force --out thesis");
+      dir_,
+      "--catalog catalog catalog refresh --provider azure --from-dir answers --force --out thesis");
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_FALSE(fs::exists(dir_.path() + "/thesis/notes.txt"));
   EXPECT_TRUE(fs::exists(dir_.path() + "/thesis/instances/azure.csv"));
@@ -119,8 +124,7 @@ TEST_F(CliRefreshTest, ACatalogDirectoryIsRefreshedInPlace) {
 }
 
 TEST_F(CliRefreshTest, UnknownProviderIsAnInputError) {
-  testing::ProgramRun r =
-      testing::RunCloudfit(dir_, "catalog refresh --provider oracle --out x");
+  testing::ProgramRun r = testing::RunCloudfit(dir_, "catalog refresh --provider oracle --out x");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--provider: 'oracle' is not one of aws, azure, gcp, alibaba, tencent"),
             std::string::npos)

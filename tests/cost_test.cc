@@ -1,10 +1,11 @@
 // The whole-job bill: each line's arithmetic from data/costs, unknown prices never free, lines
 // that can be turned off, and the answers that change when the bill is whole.
-#include <cmath>
+#include "cloudfit/cost.h"
 
 #include <gtest/gtest.h>
 
-#include "cloudfit/cost.h"
+#include <cmath>
+
 #include "cloudfit/recommend.h"
 #include "test_support.h"
 
@@ -62,15 +63,21 @@ TEST(CostTest, ReferenceDataIsDatedAndSourced) {
   EXPECT_FALSE(costs.FindLicence("windows-server", "lambda")->usd.has_value());
   EXPECT_EQ(costs.FindLicence("windows-server", "gcp")->provider, "*");
   EXPECT_NEAR(StreamMbps(costs, Built({{"kind", "realtime"}})), 25, 1e-9);
-  EXPECT_NEAR(StreamMbps(costs, Built({{"kind", "realtime"}, {"width", "3840"},
-                                        {"height", "2160"}, {"codec", "av1"}})),
-              12.5 * 4, 1e-9);
+  EXPECT_NEAR(
+      StreamMbps(
+          costs,
+          Built({{"kind", "realtime"}, {"width", "3840"}, {"height", "2160"}, {"codec", "av1"}})),
+      12.5 * 4, 1e-9);
 }
 
 TEST(CostTest, EachLineIsItsQuantitiesTimesItsRate) {
   CostData costs = Costs();
-  Workload w = Built({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e8"},
-                      {"egress_gb", "50"}, {"data_gb", "200"}, {"os", "windows"}});
+  Workload w = Built({{"kind", "lora"},
+                      {"model", "Llama-3.1-8B"},
+                      {"tokens", "1e8"},
+                      {"egress_gb", "50"},
+                      {"data_gb", "200"},
+                      {"os", "windows"}});
   const InstanceType& t = Instance("g5.2xlarge");
   JobBillInput in;
   in.instance = &t;
@@ -116,8 +123,12 @@ TEST(CostTest, MinimumBillingRoundsShortRunsUp) {
 }
 
 TEST(CostTest, TheBillIsTheSumOfItsLinesAndEachCanBeTurnedOff) {
-  Workload w = Built({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                      {"epochs", "10"}, {"dataset_samples", "1281167"}, {"egress_gb", "100"}});
+  Workload w = Built({{"kind", "train"},
+                      {"model", "ResNet-50"},
+                      {"precision", "fp16"},
+                      {"epochs", "10"},
+                      {"dataset_samples", "1281167"},
+                      {"egress_gb", "100"}});
   RecommendOptions o;
   o.instances = {"p4d.24xlarge"};
   o.regions = {"us-east-1"};
@@ -173,7 +184,8 @@ TEST(CostTest, WindowsWhereItIsNotOfferedIsRejected) {
   ASSERT_TRUE(Recommend(BuiltIn(), w, o, &r).ok());
   EXPECT_TRUE(r.ranked.empty());
   bool said = false;
-  for (const Candidate& c : r.rejected) said |= c.rejection.rfind("lambda offers no Windows", 0) == 0;
+  for (const Candidate& c : r.rejected)
+    said |= c.rejection.rfind("lambda offers no Windows", 0) == 0;
   EXPECT_TRUE(said);
   // On Linux (a web-streamed viewer) Lambda is fine.
   Workload linux_cad = Built({{"kind", "cad"}, {"streams", "2"}, {"os", "linux"}});

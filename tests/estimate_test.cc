@@ -1,10 +1,11 @@
 // Properties every estimate must have, and the seed guides' claims checked against the numbers.
-#include <cmath>
-#include <iostream>
+#include "cloudfit/estimate.h"
 
 #include <gtest/gtest.h>
 
-#include "cloudfit/estimate.h"
+#include <cmath>
+#include <iostream>
+
 #include "test_support.h"
 
 namespace cloudfit {
@@ -12,7 +13,8 @@ namespace {
 
 const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
-Estimate Estimated(const std::vector<std::pair<std::string, std::string>>& fields, HardwareSpec spec) {
+Estimate Estimated(const std::vector<std::pair<std::string, std::string>>& fields,
+                   HardwareSpec spec) {
   Workload w;
   for (const auto& [k, v] : fields) {
     Status s = SetWorkloadField(&w, k, v);
@@ -55,9 +57,11 @@ TEST(EstimateTest, MoreGpusMoreThroughputButNotMoreThanLinear) {
 }
 
 TEST(EstimateTest, NvlinkScalesBetterThanPcieUnderAHeavyAllReduce) {
-  auto fields = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "train"}, {"model", "Llama-3.2-1B"}, {"micro_batch", "1"}, {"seq_len", "1024"},
-      {"zero", "1"}};
+  auto fields = std::vector<std::pair<std::string, std::string>>{{"kind", "train"},
+                                                                 {"model", "Llama-3.2-1B"},
+                                                                 {"micro_batch", "1"},
+                                                                 {"seq_len", "1024"},
+                                                                 {"zero", "1"}};
   Estimate sxm = Estimated(fields, Gpus("A100-SXM4-80GB", 8));
   Estimate pcie = Estimated(fields, Gpus("A100-PCIE-80GB", 8));
   EXPECT_GT(sxm.scaling_efficiency, pcie.scaling_efficiency);
@@ -66,26 +70,30 @@ TEST(EstimateTest, NvlinkScalesBetterThanPcieUnderAHeavyAllReduce) {
 
 TEST(EstimateTest, SevenBillionFullFineTuneNeverFitsOneTwentyFourGigabyteGpu) {
   for (const char* gpu : {"A10", "A10G", "L4", "RTX 4090", "RTX 3090"}) {
-    Estimate e = Estimated({{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "512"}}, Gpus(gpu));
+    Estimate e =
+        Estimated({{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "512"}}, Gpus(gpu));
     EXPECT_FALSE(e.fits) << gpu;
     EXPECT_FALSE(e.notes.empty());
   }
   // LoRA with checkpointing, and QLoRA, do fit; QLoRA needs less than LoRA.
-  Estimate lora = Estimated({{"kind", "lora"}, {"model", "Llama-2-7B"}, {"seq_len", "512"},
-                       {"recompute", "full"}},
-                      Gpus("A10"));
-  Estimate qlora = Estimated({{"kind", "qlora"}, {"model", "Llama-2-7B"}, {"seq_len", "512"},
-                        {"recompute", "full"}},
-                       Gpus("A10"));
+  Estimate lora = Estimated(
+      {{"kind", "lora"}, {"model", "Llama-2-7B"}, {"seq_len", "512"}, {"recompute", "full"}},
+      Gpus("A10"));
+  Estimate qlora = Estimated(
+      {{"kind", "qlora"}, {"model", "Llama-2-7B"}, {"seq_len", "512"}, {"recompute", "full"}},
+      Gpus("A10"));
   EXPECT_TRUE(lora.fits);
   EXPECT_TRUE(qlora.fits);
   EXPECT_LT(qlora.memory.weights_bytes, 0.35 * lora.memory.weights_bytes);
 }
 
 TEST(EstimateTest, LayoutIsChosenWhenTheModelDoesNotFitOneGpu) {
-  Estimate e = Estimated({{"kind", "train"}, {"model", "Llama-3.1-70B"}, {"seq_len", "4096"},
-                    {"batch", "64"}, {"recompute", "selective"}},
-                   Gpus("H100-SXM5-80GB", 8, 4));
+  Estimate e = Estimated({{"kind", "train"},
+                          {"model", "Llama-3.1-70B"},
+                          {"seq_len", "4096"},
+                          {"batch", "64"},
+                          {"recompute", "selective"}},
+                         Gpus("H100-SXM5-80GB", 8, 4));
   EXPECT_TRUE(e.fits);
   EXPECT_GT(e.layout.tensor_parallel * e.layout.pipeline_parallel, 1);
   EXPECT_EQ(e.layout.data_parallel * e.layout.tensor_parallel * e.layout.pipeline_parallel, 32);
@@ -93,9 +101,11 @@ TEST(EstimateTest, LayoutIsChosenWhenTheModelDoesNotFitOneGpu) {
 }
 
 TEST(EstimateTest, RecomputationAndFlashAttentionShrinkActivations) {
-  auto base = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "train"}, {"model", "Llama-3.2-1B"}, {"seq_len", "4096"}, {"micro_batch", "1"},
-      {"flash_attention", "false"}};
+  auto base = std::vector<std::pair<std::string, std::string>>{{"kind", "train"},
+                                                               {"model", "Llama-3.2-1B"},
+                                                               {"seq_len", "4096"},
+                                                               {"micro_batch", "1"},
+                                                               {"flash_attention", "false"}};
   Estimate plain = Estimated(base, Gpus("H100-SXM5-80GB"));
   auto flash = base;
   flash.back().second = "true";
@@ -122,9 +132,11 @@ TEST(EstimateTest, SeedClaimCpuTrainingOfCnnsIsTwentyToFiftyTimesSlower) {
 }
 
 TEST(EstimateTest, CpuInferenceOfASevenBillionModelMissesAHundredMillisecondTarget) {
-  auto fields = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "serve"}, {"model", "Llama-2-7B"}, {"precision", "bf16"},
-      {"tpot_target_ms", "100"}, {"request_rate", "1"}};
+  auto fields = std::vector<std::pair<std::string, std::string>>{{"kind", "serve"},
+                                                                 {"model", "Llama-2-7B"},
+                                                                 {"precision", "bf16"},
+                                                                 {"tpot_target_ms", "100"},
+                                                                 {"request_rate", "1"}};
   // Mid-size CPU instances (32 vCPUs) stream the 13.5 GB of weights far too slowly per token.
   // The largest ones come closer: the figure is printed for the record, not asserted.
   Estimate big = Estimated(fields, Instance("c7i.48xlarge"));
@@ -166,9 +178,11 @@ TEST(EstimateTest, ServingReplicasFollowTheRequestRate) {
 }
 
 TEST(EstimateTest, RenderTimeScalesWithBenchmarkScores) {
-  auto fields = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "render"}, {"frames", "2400"}, {"seconds_per_frame", "120"},
-      {"reference_gpu", "RTX 4090"}, {"scene_memory_gib", "20"}};
+  auto fields = std::vector<std::pair<std::string, std::string>>{{"kind", "render"},
+                                                                 {"frames", "2400"},
+                                                                 {"seconds_per_frame", "120"},
+                                                                 {"reference_gpu", "RTX 4090"},
+                                                                 {"scene_memory_gib", "20"}};
   Estimate t4 = Estimated(fields, Gpus("T4"));
   Estimate l40s = Estimated(fields, Gpus("L40S"));
   Estimate four = Estimated(fields, Gpus("L40S", 4));
@@ -180,8 +194,8 @@ TEST(EstimateTest, RenderTimeScalesWithBenchmarkScores) {
 
 TEST(EstimateTest, StreamingUsesTheEncoderAndAv1OnlyWhereItExists) {
   auto fields = std::vector<std::pair<std::string, std::string>>{
-      {"kind", "realtime"}, {"width", "1920"}, {"height", "1080"}, {"fps", "60"},
-      {"codec", "av1"}, {"streams", "8"}};
+      {"kind", "realtime"}, {"width", "1920"}, {"height", "1080"},
+      {"fps", "60"},        {"codec", "av1"},  {"streams", "8"}};
   Estimate l4 = Estimated(fields, Gpus("L4"));
   Estimate a10 = Estimated(fields, Gpus("A10"));
   Estimate h100 = Estimated(fields, Gpus("H100-SXM5-80GB"));
@@ -196,7 +210,7 @@ TEST(EstimateTest, StreamingUsesTheEncoderAndAv1OnlyWhereItExists) {
 
 TEST(EstimateTest, PreprocessingHoursFromVcpusAndThroughput) {
   Estimate e = Estimated({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}},
-                   Instance("c7i.16xlarge"));
+                         Instance("c7i.16xlarge"));
   EXPECT_DOUBLE_EQ(e.total_s, 800e9 / (64 * 40e6));
   EXPECT_FALSE(e.notes.empty()) << "800 GB exceeds RAM: stream it";
 }
@@ -249,10 +263,12 @@ TEST(EstimateScratchTest, SharedWorkAndNoTermsChangeNoNumber) {
   // uses it; each estimate must equal the one made alone. Selective recomputation has its own
   // pass; several GPUs try many layouts.
   const std::vector<std::vector<std::pair<std::string, std::string>>> workloads = {
-      {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"}, {"recompute", "full"},
+      {{"kind", "lora"},
+       {"model", "Llama-3.1-8B"},
+       {"seq_len", "2048"},
+       {"recompute", "full"},
        {"tokens", "5e7"}},
-      {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"recompute", "selective"},
-       {"tokens", "1e9"}},
+      {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"recompute", "selective"}, {"tokens", "1e9"}},
       {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"}, {"dataset_samples", "1281167"}}};
   for (const auto& fields : workloads) {
     Workload w;

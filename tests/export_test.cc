@@ -4,13 +4,13 @@
 // Kubernetes OpenAPI schema where Node.js is installed.
 #include "cloudfit/export.h"
 
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
-
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 #include "cloudfit/skypilot_task.h"
 #include "test_support.h"
@@ -38,11 +38,12 @@ std::string ExportOf(const InstanceType& t, ExportFormat format, PricingMode mod
 bool WholeGpus(const InstanceType& t) { return t.gpu_count == static_cast<int>(t.gpu_count); }
 
 // SkyPilot's task and resources keys (sky/utils/schemas.py).
-const std::set<std::string> kTaskKeys = {"name", "workdir", "num_nodes", "resources", "file_mounts",
-                                         "service", "setup", "run", "envs", "secrets"};
-const std::set<std::string> kResourceKeys = {"infra", "cloud", "region", "zone", "instance_type",
-                                             "accelerators", "use_spot", "disk_size", "ports",
-                                             "cpus", "memory"};
+const std::set<std::string> kTaskKeys = {"name",        "workdir", "num_nodes", "resources",
+                                         "file_mounts", "service", "setup",     "run",
+                                         "envs",        "secrets"};
+const std::set<std::string> kResourceKeys = {
+    "infra",    "cloud",     "region", "zone", "instance_type", "accelerators",
+    "use_spot", "disk_size", "ports",  "cpus", "memory"};
 
 void CheckSkyPilotSchema(const YAML::Node& task, const std::string& what) {
   ASSERT_TRUE(task.IsMap()) << what;
@@ -87,7 +88,8 @@ TEST(ExportSkyPilotTest, EveryInstanceOfSkyPilotCloudsReadsBackAsItself) {
       EXPECT_TRUE(TaskAdmits(catalog, back, t)) << yaml;
       RecommendOptions o;
       ASSERT_TRUE(ApplyTaskToRecommendOptions(catalog, back, &o).ok());
-      EXPECT_NE(std::find(o.instances.begin(), o.instances.end(), t.name), o.instances.end()) << yaml;
+      EXPECT_NE(std::find(o.instances.begin(), o.instances.end(), t.name), o.instances.end())
+          << yaml;
       ++checked;
     }
   }
@@ -132,7 +134,8 @@ TEST(ExportSkyPilotTest, ServingPlanAddsAReplicaPolicy) {
   ASSERT_TRUE(BuiltInCatalog().FindInstance("g5.xlarge", &t).ok());
   ExportTarget target;
   ASSERT_TRUE(ExportTargetForInstance(BuiltInCatalog(), "g5.xlarge", "us-east-1",
-                                      PricingMode::kOnDemand, &target).ok());
+                                      PricingMode::kOnDemand, &target)
+                  .ok());
   target.serving = true;
   target.autoscaling = AutoscalingPolicy{2, 6, 0.7, 0.3, 0.5};
   target.requests_per_s_per_replica = 3.5;
@@ -151,11 +154,13 @@ TEST(ExportSkyPilotTest, ServingPlanAddsAReplicaPolicy) {
 TEST(ExportSkyPilotTest, KeepsTheUsersTaskAndReplacesItsResources) {
   ExportTarget target;
   ASSERT_TRUE(ExportTargetForInstance(BuiltInCatalog(), "p5.48xlarge", "us-east-1",
-                                      PricingMode::kSpot, &target).ok());
+                                      PricingMode::kSpot, &target)
+                  .ok());
   target.nodes = 2;
   target.base_task_yaml =
       "name: mine\nresources:\n  accelerators: A100:8\n  use_spot: false\nnum_nodes: 7\n"
-      "envs:\n  LR: \"0.001\"\nsetup: |\n  pip install torch\nrun: |\n  python a.py\n  python b.py\n";
+      "envs:\n  LR: \"0.001\"\nsetup: |\n  pip install torch\nrun: |\n  python a.py\n  python "
+      "b.py\n";
   std::string yaml;
   ASSERT_TRUE(Export(target, ExportFormat::kSkyPilot, &yaml).ok());
   YAML::Node task = YAML::Load(yaml);
@@ -181,7 +186,8 @@ TEST(ExportTest, SaysWhereAFormatCannotExpressTheChoice) {
   };
   for (const Case& c : cases) {
     ExportTarget target;
-    ASSERT_TRUE(ExportTargetForInstance(catalog, c.instance, "", PricingMode::kOnDemand, &target).ok())
+    ASSERT_TRUE(
+        ExportTargetForInstance(catalog, c.instance, "", PricingMode::kOnDemand, &target).ok())
         << c.instance;
     std::string out;
     Status s = Export(target, c.format, &out);
@@ -190,17 +196,21 @@ TEST(ExportTest, SaysWhereAFormatCannotExpressTheChoice) {
     EXPECT_TRUE(out.empty());
   }
   ExportTarget target;
-  Status s = ExportTargetForInstance(catalog, "p4d.24xlarge", "mars-1", PricingMode::kSpot, &target);
+  Status s =
+      ExportTargetForInstance(catalog, "p4d.24xlarge", "mars-1", PricingMode::kSpot, &target);
   EXPECT_NE(s.message().find("--region"), std::string::npos) << s.message();
   s = ExportTargetForInstance(catalog, "p4d.24xlargee", "", PricingMode::kSpot, &target);
   EXPECT_NE(s.message().find("--instance"), std::string::npos) << s.message();
-  ASSERT_TRUE(ExportTargetForInstance(catalog, "p4d.24xlarge", "", PricingMode::kSpot, &target).ok());
+  ASSERT_TRUE(
+      ExportTargetForInstance(catalog, "p4d.24xlarge", "", PricingMode::kSpot, &target).ok());
   target.nodes = 0;
   std::string out;
-  EXPECT_NE(Export(target, ExportFormat::kTerraform, &out).message().find("--nodes"), std::string::npos);
+  EXPECT_NE(Export(target, ExportFormat::kTerraform, &out).message().find("--nodes"),
+            std::string::npos);
   target.nodes = 1;
   target.name = "Not A Name";
-  EXPECT_NE(Export(target, ExportFormat::kTerraform, &out).message().find("--name"), std::string::npos);
+  EXPECT_NE(Export(target, ExportFormat::kTerraform, &out).message().find("--name"),
+            std::string::npos);
 }
 
 TEST(ExportTest, ResourceNamesAreRfc1123Labels) {
@@ -238,7 +248,8 @@ TEST(ExportKubernetesTest, JobsRequestTheInstancesGpusOnItsNodes) {
       EXPECT_EQ(job["kind"].as<std::string>(), "Job");
       YAML::Node pod = job["spec"]["template"]["spec"];
       YAML::Node container = pod["containers"][0];
-      EXPECT_EQ(container["resources"]["limits"]["nvidia.com/gpu"].as<int>(), t.gpu_count) << t.name;
+      EXPECT_EQ(container["resources"]["limits"]["nvidia.com/gpu"].as<int>(), t.gpu_count)
+          << t.name;
       EXPECT_LE(container["resources"]["requests"]["cpu"].as<int>(), t.vcpus) << t.name;
       YAML::Node selector = pod["nodeSelector"];
       ASSERT_TRUE(selector.IsMap()) << t.name;
@@ -258,7 +269,8 @@ TEST(ExportKubernetesTest, JobsRequestTheInstancesGpusOnItsNodes) {
         EXPECT_EQ(docs[0]["spec"]["clusterIP"].as<std::string>(), "None");
         EXPECT_EQ(job["spec"]["completionMode"].as<std::string>(), "Indexed");
         EXPECT_EQ(job["spec"]["parallelism"].as<int>(), nodes);
-        EXPECT_EQ(pod["subdomain"].as<std::string>(), docs[0]["metadata"]["name"].as<std::string>());
+        EXPECT_EQ(pod["subdomain"].as<std::string>(),
+                  docs[0]["metadata"]["name"].as<std::string>());
       }
       ++checked;
     }
@@ -269,7 +281,8 @@ TEST(ExportKubernetesTest, JobsRequestTheInstancesGpusOnItsNodes) {
 TEST(ExportKubernetesTest, ServingIsADeploymentWithServiceAndAutoscaler) {
   ExportTarget target;
   ASSERT_TRUE(ExportTargetForInstance(BuiltInCatalog(), "a2-highgpu-1g", "", PricingMode::kOnDemand,
-                                      &target).ok());
+                                      &target)
+                  .ok());
   target.serving = true;
   target.replicas = 3;
   target.autoscaling = AutoscalingPolicy{2, 9, 0.75, 0.3, 0.6};
@@ -284,10 +297,14 @@ TEST(ExportKubernetesTest, ServingIsADeploymentWithServiceAndAutoscaler) {
   EXPECT_EQ(docs[2]["apiVersion"].as<std::string>(), "autoscaling/v2");
   EXPECT_EQ(docs[2]["spec"]["minReplicas"].as<int>(), 2);
   EXPECT_EQ(docs[2]["spec"]["maxReplicas"].as<int>(), 9);
-  EXPECT_EQ(docs[2]["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(), "75");
+  EXPECT_EQ(docs[2]["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(),
+            "75");
   // The selector matches the pod template's labels, and the Service the same pods.
-  std::string app = docs[0]["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>();
-  EXPECT_EQ(docs[0]["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"].as<std::string>(), app);
+  std::string app =
+      docs[0]["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>();
+  EXPECT_EQ(
+      docs[0]["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"].as<std::string>(),
+      app);
   EXPECT_EQ(docs[1]["spec"]["selector"]["app.kubernetes.io/name"].as<std::string>(), app);
   EXPECT_EQ(docs[2]["spec"]["scaleTargetRef"]["name"].as<std::string>(),
             docs[0]["metadata"]["name"].as<std::string>());
@@ -364,14 +381,17 @@ class HclReader {
   }
   std::string Identifier() {
     size_t start = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '-')) ++pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '-'))
+      ++pos_;
     return s_.substr(start, pos_ - start);
   }
   bool String(std::string* out) {
     ++pos_;  // opening quote
     while (pos_ < s_.size() && s_[pos_] != '"') {
       if (s_[pos_] == '\n') return Fail("newline in a string");
-      if (s_[pos_] == '\\') ++pos_;
+      if (s_[pos_] == '\\')
+        ++pos_;
       else if (s_[pos_] == '$' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '{') {
         size_t end = s_.find('}', pos_);
         if (end == std::string::npos) return Fail("unclosed interpolation");
@@ -415,9 +435,12 @@ class HclReader {
     size_t start = pos_;
     for (int depth = 0; pos_ < s_.size() && s_[pos_] != '\n'; ++pos_) {
       char ch = s_[pos_];
-      if (ch == '[') ++depth;
-      else if (ch == ']' && depth > 0) --depth;
-      else if (depth == 0 && (ch == ',' || ch == ']' || ch == '}')) break;
+      if (ch == '[')
+        ++depth;
+      else if (ch == ']' && depth > 0)
+        --depth;
+      else if (depth == 0 && (ch == ',' || ch == ']' || ch == '}'))
+        break;
     }
     std::string word(Trim(s_.substr(start, pos_ - start)));
     if (word.empty()) return Fail("expected a value");
@@ -492,9 +515,10 @@ TEST(ExportTerraformTest, EveryInstanceOfTheFiveProvidersIsWellFormed) {
         std::string head = ref.substr(0, ref.find_first_of("[*"));
         std::vector<std::string> parts = SplitList(head, '.');
         ASSERT_GE(parts.size(), 2u) << ref;
-        std::string name = parts[0] == "var" || parts[0] == "data"
-                               ? parts[0] + "." + parts[1] + (parts[0] == "data" ? "." + parts[2] : "")
-                               : parts[0] + "." + parts[1];
+        std::string name =
+            parts[0] == "var" || parts[0] == "data"
+                ? parts[0] + "." + parts[1] + (parts[0] == "data" ? "." + parts[2] : "")
+                : parts[0] + "." + parts[1];
         EXPECT_TRUE(declared.count(name)) << t.name << ": undeclared " << ref;
       }
       bool spot = mode == PricingMode::kSpot;
@@ -535,8 +559,9 @@ TEST(ExportTerraformTest, GpuDriversWhereTheProviderNamesThem) {
     EXPECT_TRUE(BuiltInCatalog().FindInstance(name, &t).ok()) << name;
     return ExportOf(*t, ExportFormat::kTerraform, PricingMode::kOnDemand);
   };
-  EXPECT_NE(tf("p4d.24xlarge").find("/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu"),
-            std::string::npos);
+  EXPECT_NE(
+      tf("p4d.24xlarge").find("/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu"),
+      std::string::npos);
   std::string n1 = tf("n1-standard-8+1xT4");
   EXPECT_NE(n1.find("machine_type = \"n1-standard-8\""), std::string::npos);
   EXPECT_NE(n1.find("type  = \"nvidia-tesla-t4\""), std::string::npos);

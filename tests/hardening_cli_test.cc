@@ -1,16 +1,15 @@
 // Regression tests of issue 13 against the real binary: every class of bad input found by the
 // hostile-user campaign (crashes, wrong answers, hangs, data loss, lost batch lines) now ends
 // with a message naming the field and exit code 2, and what was right before still is.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -48,7 +47,7 @@ void ExpectRefused(const TempDir& dir, const std::vector<std::string>& args,
 
 TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
   TempDir dir;
-  const std::vector<std::string> lora = {"recommend", "--kind", "lora", "--model",
+  const std::vector<std::string> lora = {"recommend",    "--kind",   "lora", "--model",
                                          "Llama-3.1-8B", "--tokens", "5e7"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = lora;
@@ -66,9 +65,10 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
   ExpectRefused(dir,
                 {"recommend", "--kind", "serve", "--model", "Llama-2-13B", "--serving-hours", "0"},
                 "--serving-hours: '0' is not allowed");
-  ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100",
-                      "--tokens", "nan"},
-                "tokens: 'nan' is not allowed");
+  ExpectRefused(
+      dir,
+      {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100", "--tokens", "nan"},
+      "tokens: 'nan' is not allowed");
   ExpectRefused(dir, with({"--top", "1e30"}), "--top");
   ExpectRefused(dir, with({"--max-nodes", "99999999999"}), "--max-nodes");
   // export's counts go through the same check as every other whole number.
@@ -88,19 +88,21 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
 TEST(HardeningCliTest, CountsDoNotDivideByZeroOrWrap) {
   TempDir dir;
   // SIGFPE before: a GPU count inside the accepted range times a node count inside its own.
-  ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu", "H100",
-                      "--gpus", "1024", "--nodes", "4096"},
+  ExpectRefused(dir,
+                {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu", "H100",
+                 "--gpus", "1024", "--nodes", "4096"},
                 "--nodes: 1024 GPUs per node x 4096 nodes is not allowed; at most 262144");
   // A large cluster within the bound still estimates (with a batch that gives each of its
   // 131,072 GPUs a sample: a smaller one has no data-parallel layout, and says so).
-  ProgramRun big = Cloudfit(dir, {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu",
-                             "H100", "--gpus", "8", "--nodes", "16384", "--set", "batch=131072",
-                             "--json"});
+  ProgramRun big =
+      Cloudfit(dir, {"estimate", "--kind", "train", "--model", "Llama-3.1-8B", "--gpu", "H100",
+                     "--gpus", "8", "--nodes", "16384", "--set", "batch=131072", "--json"});
   EXPECT_EQ(big.exit_code, 0) << big.err;
   // A fraction of a GPU was estimated as a whole GPU.
-  ExpectRefused(dir, {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100",
-                      "--gpus", "0.0001"},
-                "--gpus: 0.0001 is not allowed; a whole number of GPUs");
+  ExpectRefused(
+      dir,
+      {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100", "--gpus", "0.0001"},
+      "--gpus: 0.0001 is not allowed; a whole number of GPUs");
   // 2^54 KiB wrapped to a limit of 0 bytes.
   ExpectRefused(dir, {"serve", "--max-body-kib", "18014398509481984"},
                 "--max-body-kib: '18014398509481984' is not allowed");
@@ -113,7 +115,7 @@ TEST(HardeningCliTest, ServingReplicasNeverWrapAround) {
   // count and ranked first; now every candidate plans a positive, bounded count (LLM serving
   // plans stop at 1,000,000 replicas and say so) and a positive cost.
   ProgramRun r = Cloudfit(dir, {"recommend", "--kind", "serve", "--model", "Llama-3.1-8B",
-                           "--request-rate", "1e7", "--json", "--top", "50"});
+                                "--request-rate", "1e7", "--json", "--top", "50"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json out = nlohmann::json::parse(r.out);
   for (const nlohmann::json& c : out["ranked"]) {
@@ -131,8 +133,9 @@ TEST(HardeningCliTest, ServingReplicasNeverWrapAround) {
   EXPECT_FALSE(e["serving"]["meets_targets"].get<bool>()) << r.out;
   EXPECT_NE(r.out.find("plans stop at"), std::string::npos) << r.out;
   // Serving that is not an LLM keeps its own bound, an error naming the field.
-  ExpectRefused(dir, {"estimate", "--kind", "serve", "--model", "resnet50", "--gpu", "T4",
-                      "--resolution", "8192", "--request-rate", "1e7"},
+  ExpectRefused(dir,
+                {"estimate", "--kind", "serve", "--model", "resnet50", "--gpu", "T4",
+                 "--resolution", "8192", "--request-rate", "1e7"},
                 "request_rate: ");
 }
 
@@ -140,21 +143,23 @@ TEST(HardeningCliTest, LongAndHostileTextIsRefusedNotCrashedOn) {
   TempDir dir;
   std::string long_name(30000, 'a');
   // std::regex overflowed the stack on these.
-  ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
-                      "--measured", "0.12 it/s on 1x " + long_name},
+  ExpectRefused(dir,
+                {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
+                 "--measured", "0.12 it/s on 1x " + long_name},
                 "--measured: '0.12 it/s on 1x aaaa");
-  ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu",
-                      long_name + "80gb"},
-                "names are at most 256 bytes");
+  ExpectRefused(
+      dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", long_name + "80gb"},
+      "names are at most 256 bytes");
   ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", long_name, "--gpu", "A10"},
                 "model: ");
   // An out-of-range number inside --measured threw std::out_of_range out of main.
-  ExpectRefused(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
-                      "--measured", "0.12 it/s on 1x A10 x 99999999999999999999"},
+  ExpectRefused(dir,
+                {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A10",
+                 "--measured", "0.12 it/s on 1x A10 x 99999999999999999999"},
                 "the node count");
   // What was right stays right.
   ProgramRun ok = Cloudfit(dir, {"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu",
-                            "A10", "--measured", "0.12 it/s on 1x a10 24gb"});
+                                 "A10", "--measured", "0.12 it/s on 1x a10 24gb"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("calibrated from 0.12 it/s on 1x a10 24gb"), std::string::npos) << ok.out;
 }
@@ -164,7 +169,9 @@ TEST(HardeningCliTest, LongAndHostileTextIsRefusedNotCrashedOn) {
 TEST(HardeningCliTest, RefusedValuesAreShownClippedAndClean) {
   TempDir dir;
   std::string long_value(5000, 'z');
-  std::string binary = "\xff\xfe\x01" "bad";
+  std::string binary =
+      "\xff\xfe\x01"
+      "bad";
   struct Case {
     std::vector<std::string> args;
     std::string message;
@@ -192,13 +199,14 @@ TEST(HardeningCliTest, RefusedValuesAreShownClippedAndClean) {
 TEST(HardeningCliTest, FilesAreRegularAndBounded) {
   TempDir dir;
   // /dev/zero as a config.json ate memory until the OOM killer came.
-  ExpectRefused(dir, {"estimate", "--kind", "inference", "--model-config", "/dev/zero", "--gpu",
-                      "L4"},
+  ExpectRefused(dir,
+                {"estimate", "--kind", "inference", "--model-config", "/dev/zero", "--gpu", "L4"},
                 "/dev/zero: not a regular file");
   ExpectRefused(dir, {"estimate", "--file", "/dev/zero", "--gpu", "L4"},
                 "/dev/zero: not a regular file");
-  ExpectRefused(dir, {"recommend", "--task", "/dev/zero", "--kind", "lora", "--model",
-                      "Llama-3.1-8B", "--tokens", "5e7"},
+  ExpectRefused(dir,
+                {"recommend", "--task", "/dev/zero", "--kind", "lora", "--model", "Llama-3.1-8B",
+                 "--tokens", "5e7"},
                 "/dev/zero: not a regular file");
   // Widths above 2^29 overflowed int in the estimator.
   nlohmann::json config = nlohmann::json::parse(
@@ -252,7 +260,8 @@ TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
       "{\"id\": 3, \"model\": \"\xc3\x28\"}\n" +
       deep + "\n" +
       "[1, 2]\n"
-      "{\"id\": 6, \"kind\": \"train\", \"model\": \"ResNet-50\", \"gpu\": \"A100\", \"nodes\": 1e300}\n"
+      "{\"id\": 6, \"kind\": \"train\", \"model\": \"ResNet-50\", \"gpu\": \"A100\", \"nodes\": "
+      "1e300}\n"
       "{\"id\": 7, \"kind\": \"train\", \"model\": \"ResNet-50\", \"gpu\": \"A100\"}\n";
   std::string path = dir.Write("cases.jsonl", lines);
   ProgramRun r = Cloudfit(dir, {"estimate", "--jsonl", path});
@@ -279,7 +288,8 @@ TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
       "{\"id\": \"a\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"providers\": [1, 2]}\n"
       "\x80\n"
       "{\"id\": \"c\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"top\": -1}\n"
-      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"epochs\": 1, \"dataset_samples\": 1281167, \"top\": 1}\n");
+      "{\"id\": \"d\", \"kind\": \"train\", \"model\": \"ResNet-50\", \"epochs\": 1, "
+      "\"dataset_samples\": 1281167, \"top\": 1}\n");
   r = Cloudfit(dir, {"recommend", "--jsonl", requests});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   out.clear();
@@ -288,8 +298,7 @@ TEST(HardeningCliTest, JsonLinesAnswerEveryLineWhateverItsBytes) {
   ASSERT_EQ(out.size(), 4u) << r.out;
   EXPECT_EQ(out[0]["error"], "providers[0]: expected a string");
   EXPECT_FALSE(out[1]["ok"]);
-  EXPECT_NE(out[2]["error"].get<std::string>().find("top: '-1' is not allowed"),
-            std::string::npos);
+  EXPECT_NE(out[2]["error"].get<std::string>().find("top: '-1' is not allowed"), std::string::npos);
   EXPECT_TRUE(out[3]["ok"]) << out[3];
 }
 
@@ -302,9 +311,11 @@ TEST(HardeningCliTest, CatalogWritesNeverDeleteWhatIsNotACatalog) {
   EXPECT_NE(r.err.find("holds 'p/thesis.tex', which is not part of a catalog"), std::string::npos)
       << r.err;
   EXPECT_EQ(testing::ReadWholeFile(thesis), "years of work");
-  ExpectRefused(dir, {"catalog", "import", "--format", "prices", "--out", dir.path() + "/d",
-                      dir.Write("p.csv", "instance_type,region,pricing_mode,price,currency,as_of\n"
-                                         "g5.xlarge,us-east-1,spot,0.5,USD,2026-11-01\n")},
+  ExpectRefused(dir,
+                {"catalog", "import", "--format", "prices", "--out", dir.path() + "/d",
+                 dir.Write("p.csv",
+                           "instance_type,region,pricing_mode,price,currency,as_of\n"
+                           "g5.xlarge,us-east-1,spot,0.5,USD,2026-11-01\n")},
                 "thesis.tex");
   EXPECT_EQ(testing::ReadWholeFile(thesis), "years of work");
 

@@ -156,11 +156,11 @@ TEST(LoaderErrorsTest, InterconnectIsOptionalButMustBeKnown) {
   ASSERT_TRUE(catalog.FindInstance("p4d.24xlarge", &t).ok());
   EXPECT_EQ(t->interconnect, Interconnect::kEfa);
 
-  files["instances/aws.csv"] = std::string(kHeader).replace(
-                                   std::string(kHeader).find("network_gbps,"), 13,
+  files["instances/aws.csv"] =
+      std::string(kHeader).replace(std::string(kHeader).find("network_gbps,"), 13,
                                    "network_gbps,interconnect,") +
-                               "aws,g5.xlarge,g5,A10G,1,,4,16,,x86_64,10,nvlink,250,nvme,us-east-1,"
-                               "1.006,,,,USD,https://x,2026-07-22,\n";
+      "aws,g5.xlarge,g5,A10G,1,,4,16,,x86_64,10,nvlink,250,nvme,us-east-1,"
+      "1.006,,,,USD,https://x,2026-07-22,\n";
   Status s = Catalog::FromFiles(files, "fixture", &catalog);
   ASSERT_FALSE(s.ok());
   ExpectError(s.message(), "fixture/instances/aws.csv:2", "interconnect", "'nvlink' is not one of");
@@ -180,8 +180,9 @@ TEST(LoaderErrorsTest, CalibrationCountsBeyondIntAreSkippedNotThrown) {
   testing::TempDir dir;
   dir.Write("train_throughput.csv",
             "source,model,task,precision,batch_size_per_gpu,gpu,num_gpus,metric,value,unit,notes\n"
-            "s,BERT-base uncased,\"fine-tune, seq_len " + std::string(400, '9') +
-            "\",fp16_mixed,192,A100 80GB,1,train_throughput,146,sequences/s,\n");
+            "s,BERT-base uncased,\"fine-tune, seq_len " +
+                std::string(400, '9') +
+                "\",fp16_mixed,192,A100 80GB,1,train_throughput,146,sequences/s,\n");
   dir.Write("llm_memory_and_speed.csv",
             "source,model,params_b,method,precision,seq_len,batch,gpu,metric,value,unit,notes\n"
             "s,Llama-3-8B,8.03,inference llama.cpp (llama-bench),GGUF Q4_K_M,512,1,"

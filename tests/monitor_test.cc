@@ -2,6 +2,7 @@
 // real children, the CSV and SVG outputs, and the command line end to end.
 #include "cloudfit/monitor.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -11,8 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "measure/child_process.h"
 #include "measure/proc_sampler.h"
@@ -25,9 +24,8 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // `samples` samples one second apart of `gpus` GPUs named `gpu_name`, each with the given
 // utilisation and memory, and a process tree using `cpu_share` percent of `cores` cores.
-MonitorRecording Synthetic(int gpus, const std::string& gpu_name, double util,
-                           double used_gib, double total_gib, double cpu_share, int cores = 8,
-                           int samples = 20) {
+MonitorRecording Synthetic(int gpus, const std::string& gpu_name, double util, double used_gib,
+                           double total_gib, double cpu_share, int cores = 8, int samples = 20) {
   MonitorRecording rec;
   rec.command = {"python", "train.py"};
   rec.interval_seconds = 1;
@@ -208,8 +206,9 @@ TEST(MonitorAdvice, WithoutCatalogStillAdvises) {
 TEST(ChildProcess, CapturesLinesEnvironmentAndExitCode) {
   std::vector<std::string> lines;
   ChildOptions options;
-  options.argv = {"sh", "-c", "printf 'a\\rb\\n'; echo \"$CLOUDFIT_TEST_VAR\"; echo err >&2; "
-                              "printf tail; exit 5"};
+  options.argv = {"sh", "-c",
+                  "printf 'a\\rb\\n'; echo \"$CLOUDFIT_TEST_VAR\"; echo err >&2; "
+                  "printf tail; exit 5"};
   options.env = {{"CLOUDFIT_TEST_VAR", "hello"}};
   options.merge_stderr = true;
   options.on_line = [&](const std::string& line) { lines.push_back(line); };
@@ -381,8 +380,10 @@ TEST(MonitorCli, ExitsWithTheCommandsExitCode) {
 
 TEST(MonitorCli, WritesCsvSvgAndJson) {
   testing::TempDir dir;
-  testing::ProgramRun r = testing::RunCloudfit(dir, "monitor --interval 0.1 --samples-csv run.csv --plot run.svg --json -- "
-                            "sh -c 'sleep 0.3'");
+  testing::ProgramRun r =
+      testing::RunCloudfit(dir,
+                           "monitor --interval 0.1 --samples-csv run.csv --plot run.svg --json -- "
+                           "sh -c 'sleep 0.3'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["schema"], "cloudfit.monitor/v1");
@@ -400,14 +401,17 @@ TEST(MonitorCli, ForwardsSigtermAndStillWritesFiles) {
   testing::TempDir dir;
   // The signal is sent once monitor says it samples (its first line on stderr): before that,
   // it is not catching signals yet.
-  std::string script = "cd '" + dir.path() + "' && ('" + std::string(CLOUDFIT_BINARY) +
-                       "' monitor --interval 0.1 --samples-csv run.csv -- sleep 20 >out.txt 2>err.txt "
-                       "& pid=$!; i=0; while [ ! -s err.txt ] && [ $i -lt 200 ]; do sleep 0.05; "
-                       "i=$((i+1)); done; sleep 0.2; kill -TERM $pid; wait $pid; echo $? >rc.txt)";
+  std::string script =
+      "cd '" + dir.path() + "' && ('" + std::string(CLOUDFIT_BINARY) +
+      "' monitor --interval 0.1 --samples-csv run.csv -- sleep 20 >out.txt 2>err.txt "
+      "& pid=$!; i=0; while [ ! -s err.txt ] && [ $i -lt 200 ]; do sleep 0.05; "
+      "i=$((i+1)); done; sleep 0.2; kill -TERM $pid; wait $pid; echo $? >rc.txt)";
   ASSERT_EQ(std::system(script.c_str()), 0);
-  EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/rc.txt"), "143\n") << testing::ReadWholeFile(dir.path() + "/err.txt");
+  EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/rc.txt"), "143\n")
+      << testing::ReadWholeFile(dir.path() + "/err.txt");
   EXPECT_EQ(testing::ReadWholeFile(dir.path() + "/run.csv").rfind("time_s,", 0), 0u);
-  EXPECT_NE(testing::ReadWholeFile(dir.path() + "/out.txt").find("stopped by signal"), std::string::npos);
+  EXPECT_NE(testing::ReadWholeFile(dir.path() + "/out.txt").find("stopped by signal"),
+            std::string::npos);
 }
 
 TEST(MonitorCli, BadFlagsExitWithTwoAndNameTheFlag) {

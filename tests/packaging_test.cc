@@ -1,13 +1,13 @@
 // Packaging that cannot run here, checked statically: the Dockerfile (Docker has no engine on
 // the test machines) and the generated manual page and shell completions.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -27,8 +27,9 @@ struct Instruction {
 // per logical line.
 std::vector<Instruction> ParseDockerfile(const std::string& text, std::string* error) {
   static const std::set<std::string> kKeywords = {
-      "FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME",
-      "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"};
+      "FROM", "RUN",     "CMD",        "LABEL",       "EXPOSE", "ENV",
+      "ADD",  "COPY",    "ENTRYPOINT", "VOLUME",      "USER",   "WORKDIR",
+      "ARG",  "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"};
   std::vector<Instruction> out;
   std::istringstream in(text);
   std::string line, logical;
@@ -106,9 +107,11 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
   for (; i < all.size(); ++i) {
     if (all[i].keyword == "FROM") {
       std::smatch m;
-      ASSERT_TRUE(std::regex_match(all[i].args, m, std::regex(R"((\S+)(\s+AS\s+(\w+))?)", std::regex::icase)));
+      ASSERT_TRUE(std::regex_match(all[i].args, m,
+                                   std::regex(R"((\S+)(\s+AS\s+(\w+))?)", std::regex::icase)));
       std::string image = m[1];
-      for (const auto& [k, v] : args) image = std::regex_replace(image, std::regex("\\$\\{" + k + "\\}"), v);
+      for (const auto& [k, v] : args)
+        image = std::regex_replace(image, std::regex("\\$\\{" + k + "\\}"), v);
       EXPECT_TRUE(std::regex_match(image, std::regex(R"(debian:bookworm(-slim)?)"))) << image;
       if (m[3].matched) names.insert(m[3]);
       stages.emplace_back();
@@ -164,7 +167,9 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
   std::string joined;
   for (const std::string& w : command) joined += w + " ";
   std::smatch port;
-  ASSERT_TRUE(std::regex_search(joined, port, std::regex(R"(serve .*--host 0\.0\.0\.0 .*--port (\d+))"))) << joined;
+  ASSERT_TRUE(
+      std::regex_search(joined, port, std::regex(R"(serve .*--host 0\.0\.0\.0 .*--port (\d+))")))
+      << joined;
   EXPECT_TRUE(exposed.count(port[1])) << "EXPOSE " << port[1];
   std::smatch check;
   ASSERT_TRUE(std::regex_search(health, check, std::regex(R"(CMD\s+(\[.*\]))"))) << health;
@@ -172,7 +177,8 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
   ASSERT_FALSE(probe.empty()) << health;
   EXPECT_NE(probe.back().find(":" + port[1].str() + "/healthz"), std::string::npos) << health;
   EXPECT_NE(std::find(runtime_packages.begin(), runtime_packages.end(), probe.front()),
-            runtime_packages.end()) << probe.front() << " is not installed in the runtime stage";
+            runtime_packages.end())
+      << probe.front() << " is not installed in the runtime stage";
 
   // The runtime stage installs the Debian package of every shared library the binary needs
   // (beyond the C and C++ runtimes every Debian image has), and nothing else but the health
@@ -180,19 +186,25 @@ TEST(DockerfileTest, BuildsOnDebianAndServesAsANonRootUserWithAHealthCheck) {
   // stage. Needs dpkg and readelf.
   testing::TempDir dir;
   testing::ProgramRun needed = RunProgram("/bin/sh", dir.path(),
-      "-c 'readelf -d " + std::string(CLOUDFIT_BINARY) + " | sed -n \"s/.*NEEDED.*\\[\\(.*\\)\\]/\\1/p\"'");
+                                          "-c 'readelf -d " + std::string(CLOUDFIT_BINARY) +
+                                              " | sed -n \"s/.*NEEDED.*\\[\\(.*\\)\\]/\\1/p\"'");
   if (needed.exit_code != 0 || needed.out.empty()) GTEST_SKIP() << "readelf is not available";
   std::istringstream libraries(needed.out);
   std::set<std::string> needed_packages;
   for (std::string soname; libraries >> soname;) {
     // The C and C++ runtimes are in every Debian image; sanitizer runtimes only in test builds.
-    if (std::regex_match(soname, std::regex(R"(lib(c|m|gcc_s|stdc\+\+|pthread|dl|asan|ubsan|lsan|tsan)\.so.*)"))) {
+    if (std::regex_match(
+            soname,
+            std::regex(R"(lib(c|m|gcc_s|stdc\+\+|pthread|dl|asan|ubsan|lsan|tsan)\.so.*)"))) {
       continue;
     }
-    testing::ProgramRun owner = RunProgram("/bin/sh", dir.path(), "-c 'dpkg -S \"*/" + soname + "\" | head -1'");
-    if (owner.exit_code != 0 || owner.out.empty()) GTEST_SKIP() << "dpkg cannot say which package has " << soname;
+    testing::ProgramRun owner =
+        RunProgram("/bin/sh", dir.path(), "-c 'dpkg -S \"*/" + soname + "\" | head -1'");
+    if (owner.exit_code != 0 || owner.out.empty())
+      GTEST_SKIP() << "dpkg cannot say which package has " << soname;
     std::string package = owner.out.substr(0, owner.out.find_first_of(":"));
-    EXPECT_NE(std::find(runtime_packages.begin(), runtime_packages.end(), package), runtime_packages.end())
+    EXPECT_NE(std::find(runtime_packages.begin(), runtime_packages.end(), package),
+              runtime_packages.end())
         << soname << " comes from " << package << ", which the runtime stage does not install";
     needed_packages.insert(package);
   }
@@ -230,13 +242,16 @@ TEST(DockerfileTest, TheCopiedSourcesConfigure) {
   // tests/ and bench/, which the Dockerfile turns off.
   std::string cmake = testing::ReadWholeFile(testing::SourcePath("CMakeLists.txt"));
   std::regex named(R"(\$\{CMAKE_SOURCE_DIR\}/([a-z]+)/)");
-  for (auto it = std::sregex_iterator(cmake.begin(), cmake.end(), named); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(cmake.begin(), cmake.end(), named);
+       it != std::sregex_iterator(); ++it) {
     std::string top = (*it)[1];
     if (top == "tests" || top == "bench") continue;
-    EXPECT_TRUE(fs::exists(context / top)) << "CMakeLists.txt reads " << top << "/, which the Dockerfile does not copy";
+    EXPECT_TRUE(fs::exists(context / top))
+        << "CMakeLists.txt reads " << top << "/, which the Dockerfile does not copy";
   }
-  testing::ProgramRun run = RunProgram("cmake", dir.path(),
-      "-S src -B build -DCLOUDFIT_BUILD_TESTS=OFF -DCLOUDFIT_BUILD_BENCHMARKS=OFF");
+  testing::ProgramRun run =
+      RunProgram("cmake", dir.path(),
+                 "-S src -B build -DCLOUDFIT_BUILD_TESTS=OFF -DCLOUDFIT_BUILD_BENCHMARKS=OFF");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
 }
 
@@ -251,18 +266,22 @@ TEST(ManpageTest, DocumentsEveryOptionOfEveryCommand) {
   ASSERT_FALSE(man.empty()) << "build the cloudfit_docs target";
   testing::TempDir dir;
   int options = 0;
-  for (const char* command : {"recommend", "estimate", "export", "instances", "gpus", "catalog import", "serve"}) {
+  for (const char* command :
+       {"recommend", "estimate", "export", "instances", "gpus", "catalog import", "serve"}) {
     testing::ProgramRun help = testing::RunCloudfit(dir, std::string(command) + " --help");
     ASSERT_EQ(help.exit_code, 0) << command;
     size_t section = man.find(".SS \"cloudfit " + std::string(command) + "\"");
     ASSERT_NE(section, std::string::npos) << command;
     size_t next = man.find(".SS ", section + 4);
-    std::string body = man.substr(section, next == std::string::npos ? std::string::npos : next - section);
+    std::string body =
+        man.substr(section, next == std::string::npos ? std::string::npos : next - section);
     std::regex flag(R"(--([a-z][a-z0-9-]+))");
-    for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), flag); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), flag);
+         it != std::sregex_iterator(); ++it) {
       std::string roff = "\\-\\-" + std::regex_replace((*it)[1].str(), std::regex("-"), "\\-");
       if ((*it)[1] == "help") continue;
-      EXPECT_NE(body.find(roff), std::string::npos) << command << " --" << (*it)[1] << " is not in the man page";
+      EXPECT_NE(body.find(roff), std::string::npos)
+          << command << " --" << (*it)[1] << " is not in the man page";
       ++options;
     }
   }
@@ -270,7 +289,8 @@ TEST(ManpageTest, DocumentsEveryOptionOfEveryCommand) {
   // groff reads it without warnings, where groff is installed.
   testing::ProgramRun groff = RunProgram("/bin/sh", dir.path(), "-c 'command -v groff'");
   if (groff.exit_code == 0) {
-    testing::ProgramRun render = RunProgram("groff", dir.path(),
+    testing::ProgramRun render = RunProgram(
+        "groff", dir.path(),
         "-man -Tutf8 -ww -z " + std::string(CLOUDFIT_BUILD_DIR) + "/share/man/man1/cloudfit.1");
     EXPECT_EQ(render.exit_code, 0);
     EXPECT_EQ(render.err, "") << "groff warnings";
@@ -279,9 +299,10 @@ TEST(ManpageTest, DocumentsEveryOptionOfEveryCommand) {
 
 std::string Complete(const std::string& words) {
   testing::TempDir dir;
-  std::string script = "source " + std::string(CLOUDFIT_BUILD_DIR) +
-                       "/share/completions/cloudfit.bash; COMP_WORDS=(" + words +
-                       "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _cloudfit; echo \"${COMPREPLY[*]}\"";
+  std::string script =
+      "source " + std::string(CLOUDFIT_BUILD_DIR) +
+      "/share/completions/cloudfit.bash; COMP_WORDS=(" + words +
+      "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _cloudfit; echo \"${COMPREPLY[*]}\"";
   return RunProgram("/bin/bash", dir.path(), "-c '" + script + "'").out;
 }
 
@@ -299,21 +320,25 @@ TEST(CompletionTest, BashCompletesCommandsOptionsAndValues) {
 TEST(CompletionTest, ZshAndFishScriptsParse) {
   testing::TempDir dir;
   for (const auto& [shell, file, check] :
-       {std::tuple{"zsh", "completions/_cloudfit", "-n"}, std::tuple{"fish", "completions/cloudfit.fish", "--no-execute"}}) {
+       {std::tuple{"zsh", "completions/_cloudfit", "-n"},
+        std::tuple{"fish", "completions/cloudfit.fish", "--no-execute"}}) {
     std::string text = Docs(file);
     ASSERT_FALSE(text.empty()) << file;
     EXPECT_NE(text.find("export"), std::string::npos);
-    if (RunProgram("/bin/sh", dir.path(), std::string("-c 'command -v ") + shell + "'").exit_code != 0) {
+    if (RunProgram("/bin/sh", dir.path(), std::string("-c 'command -v ") + shell + "'").exit_code !=
+        0) {
       std::cout << shell << " is not installed: " << file << " not parsed\n";
       continue;
     }
-    testing::ProgramRun run = RunProgram(shell, dir.path(), std::string(check) + " " +
-                                         std::string(CLOUDFIT_BUILD_DIR) + "/share/" + file);
+    testing::ProgramRun run =
+        RunProgram(shell, dir.path(),
+                   std::string(check) + " " + std::string(CLOUDFIT_BUILD_DIR) + "/share/" + file);
     EXPECT_EQ(run.exit_code, 0) << shell << ": " << run.err;
     if (std::string(shell) == "fish") {
-      testing::ProgramRun values = RunProgram("fish", dir.path(),
+      testing::ProgramRun values = RunProgram(
+          "fish", dir.path(),
           "-c 'source " + std::string(CLOUDFIT_BUILD_DIR) + "/share/" + file +
-          "; complete -C \"cloudfit export --format \"; complete -C \"cloudfit catalog im\"'");
+              "; complete -C \"cloudfit export --format \"; complete -C \"cloudfit catalog im\"'");
       EXPECT_NE(values.out.find("terraform"), std::string::npos) << values.out;
       EXPECT_NE(values.out.find("import"), std::string::npos) << values.out;
       EXPECT_EQ(values.out.find("out.txt"), std::string::npos) << "file names offered for --format";

@@ -2,6 +2,7 @@
 // GPU count they are given, and write checkpoints.
 #include "cloudfit/poc.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -10,17 +11,15 @@
 #include <fstream>
 #include <sstream>
 
-#include <gtest/gtest.h>
-
 #include "cloudfit/gpu_sampler.h"
 #include "test_support.h"
 
 namespace cloudfit {
 namespace {
 
-// Prints "<rate> it/s" $LINES_TO_PRINT times (8 unless set), 0.02 s apart, where the rate is 100 on one GPU and 90
-// per GPU on more (a scaling efficiency of 0.9); on its third line it writes a checkpoint
-// into $2 when given. Also echoes what CUDA_VISIBLE_DEVICES it got.
+// Prints "<rate> it/s" $LINES_TO_PRINT times (8 unless set), 0.02 s apart, where the rate is 100 on
+// one GPU and 90 per GPU on more (a scaling efficiency of 0.9); on its third line it writes a
+// checkpoint into $2 when given. Also echoes what CUDA_VISIBLE_DEVICES it got.
 constexpr const char* kTrainScript = R"(#!/bin/sh
 n=$1
 if [ "$n" -eq 1 ]; then rate=100; else rate=$((90 * n)); fi
@@ -201,7 +200,8 @@ TEST(Poc, EmptyCheckpointDirMeansStartingFromScratch) {
   ASSERT_TRUE(r.mttr);
   EXPECT_TRUE(r.mttr->newest_checkpoint.empty());
   bool warned = false;
-  for (const std::string& w : r.warnings) warned = warned || w.find("from scratch") != std::string::npos;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("from scratch") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -216,8 +216,9 @@ int RunCli(const testing::TempDir& dir, const std::string& args, std::string* ou
 TEST(PocCli, JsonWithAFakeTrainer) {
   testing::TempDir dir;
   std::string out, err;
-  int code = RunCli(dir, "poc --gpus 2 --duration 10 --quiet --json -- '" + Script(dir) +
-                             "' '{gpus}'", &out, &err);
+  int code =
+      RunCli(dir, "poc --gpus 2 --duration 10 --quiet --json -- '" + Script(dir) + "' '{gpus}'",
+             &out, &err);
   ASSERT_EQ(code, 0) << err;
   nlohmann::json doc = nlohmann::json::parse(out);
   EXPECT_NEAR(doc["scaling_efficiency"].get<double>(), 0.9, 1e-9);

@@ -1,10 +1,11 @@
 // The seed guides' scenarios end to end: the shape of each answer, exact cost arithmetic, and
 // ranking invariants.
-#include <cmath>
+#include "cloudfit/recommend.h"
 
 #include <gtest/gtest.h>
 
-#include "cloudfit/recommend.h"
+#include <cmath>
+
 #include "cloudfit/recommend_report.h"
 #include "test_support.h"
 
@@ -46,8 +47,12 @@ void ExpectInvariants(const Recommendation& r) {
 }
 
 TEST(RecommendTest, BertFineTuningRanksGpusWithCostPerEpoch) {
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "BERT-base-uncased"}, {"seq_len", "384"},
-                          {"batch", "32"}, {"epochs", "3"}, {"dataset_samples", "88641"}});
+  Recommendation r = Recommended({{"kind", "train"},
+                                  {"model", "BERT-base-uncased"},
+                                  {"seq_len", "384"},
+                                  {"batch", "32"},
+                                  {"epochs", "3"},
+                                  {"dataset_samples", "88641"}});
   ExpectInvariants(r);
   EXPECT_TRUE(r.ranked.front().instance->has_gpu());
   EXPECT_EQ(r.ranked.front().unit, "epoch");
@@ -59,9 +64,13 @@ TEST(RecommendTest, ResNetImageNetMeetsTheDeadline) {
   RecommendOptions o;
   o.deadline_hours = 24;
   o.max_nodes = 4;
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                          {"batch", "1024"}, {"epochs", "90"}, {"dataset_samples", "1281167"}},
-                         o);
+  Recommendation r = Recommended({{"kind", "train"},
+                                  {"model", "ResNet-50"},
+                                  {"precision", "fp16"},
+                                  {"batch", "1024"},
+                                  {"epochs", "90"},
+                                  {"dataset_samples", "1281167"}},
+                                 o);
   ExpectInvariants(r);
   for (const Candidate& c : r.ranked) EXPECT_LE(c.hours, 24) << c.instance->name;
   bool deadline_rejections = false;
@@ -72,12 +81,12 @@ TEST(RecommendTest, ResNetImageNetMeetsTheDeadline) {
 }
 
 TEST(RecommendTest, FullFineTuningOfSevenBillionNeverOnOneTwentyFourGigabyteGpu) {
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "1024"},
-                          {"tokens", "1e8"}});
+  Recommendation r = Recommended(
+      {{"kind", "train"}, {"model", "Llama-2-7B"}, {"seq_len", "1024"}, {"tokens", "1e8"}});
   ExpectInvariants(r);
   for (const Candidate& c : r.ranked) {
-    bool one_small_gpu = c.instance->has_gpu() && c.total_gpus() <= 1 &&
-                         c.instance->gpu_memory_gib() <= 24.5;
+    bool one_small_gpu =
+        c.instance->has_gpu() && c.total_gpus() <= 1 && c.instance->gpu_memory_gib() <= 24.5;
     EXPECT_FALSE(one_small_gpu) << c.instance->name;
   }
 }
@@ -97,8 +106,8 @@ TEST(RecommendTest, LlmInferenceAndStableDiffusionRunOnGpus) {
       Recommended({{"kind", "inference"}, {"model", "Llama-3.1-8B"}, {"samples", "10000"}});
   ExpectInvariants(llm);
   EXPECT_EQ(llm.ranked.front().unit, "1M tokens");
-  Recommendation sd = Recommended({{"kind", "inference"}, {"model", "Stable-Diffusion-v1.5"},
-                           {"samples", "10000"}});
+  Recommendation sd = Recommended(
+      {{"kind", "inference"}, {"model", "Stable-Diffusion-v1.5"}, {"samples", "10000"}});
   ExpectInvariants(sd);
   EXPECT_TRUE(sd.ranked.front().instance->has_gpu());
 }
@@ -106,9 +115,12 @@ TEST(RecommendTest, LlmInferenceAndStableDiffusionRunOnGpus) {
 TEST(RecommendTest, HighConcurrencyServingPlansReplicasAndAutoscaling) {
   RecommendOptions o;
   o.pricing = {PricingMode::kOnDemand};
-  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-13B"}, {"precision", "fp16"},
-                          {"request_rate", "30"}, {"ttft_target_ms", "1000"}},
-                         o);
+  Recommendation r = Recommended({{"kind", "serve"},
+                                  {"model", "Llama-2-13B"},
+                                  {"precision", "fp16"},
+                                  {"request_rate", "30"},
+                                  {"ttft_target_ms", "1000"}},
+                                 o);
   ExpectInvariants(r);
   const Candidate& c = r.ranked.front();
   ASSERT_TRUE(c.autoscaling.has_value());
@@ -125,13 +137,17 @@ TEST(RecommendTest, HighConcurrencyServingPlansReplicasAndAutoscaling) {
 TEST(RecommendTest, RealTimeTargetForASevenBillionModelWithALongPromptIsNeverMetOnCpus) {
   // 2 x 7e9 x 2048 = 29 TFLOP of prefill: more than any CPU's matrix units finish in 100 ms
   // (a two-socket Sapphire Rapids' AMX tile peak is ~630 TFLOP/s; sustained is a fraction).
-  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-7B"}, {"request_rate", "1"},
-                          {"ttft_target_ms", "100"}, {"prompt_tokens", "2048"}});
+  Recommendation r = Recommended({{"kind", "serve"},
+                                  {"model", "Llama-2-7B"},
+                                  {"request_rate", "1"},
+                                  {"ttft_target_ms", "100"},
+                                  {"prompt_tokens", "2048"}});
   for (const Candidate& c : r.ranked) EXPECT_TRUE(c.instance->has_gpu()) << c.instance->name;
 }
 
 TEST(RecommendTest, PreprocessingPicksCpuInstances) {
-  Recommendation r = Recommended({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}});
+  Recommendation r =
+      Recommended({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}});
   ExpectInvariants(r);
   EXPECT_FALSE(r.ranked.front().instance->has_gpu());
   EXPECT_EQ(r.ranked.front().unit, "GB");
@@ -141,9 +157,12 @@ TEST(RecommendTest, RenderFarmMeetsTheDeadlineWithSpotAllowed) {
   RecommendOptions o;
   o.deadline_hours = 48;
   o.max_nodes = 8;
-  Recommendation r = Recommended({{"kind", "render"}, {"frames", "2400"}, {"seconds_per_frame", "120"},
-                          {"reference_gpu", "RTX 4090"}, {"scene_memory_gib", "20"}},
-                         o);
+  Recommendation r = Recommended({{"kind", "render"},
+                                  {"frames", "2400"},
+                                  {"seconds_per_frame", "120"},
+                                  {"reference_gpu", "RTX 4090"},
+                                  {"scene_memory_gib", "20"}},
+                                 o);
   ExpectInvariants(r);
   for (const Candidate& c : r.ranked) {
     EXPECT_LE(c.hours, 48);
@@ -155,9 +174,13 @@ TEST(RecommendTest, RenderFarmMeetsTheDeadlineWithSpotAllowed) {
 TEST(RecommendTest, CloudGamingAv1OnlyOnEncodersThatHaveIt) {
   RecommendOptions o;
   o.pricing = {PricingMode::kOnDemand};
-  Recommendation r = Recommended({{"kind", "realtime"}, {"codec", "av1"}, {"streams", "40"},
-                          {"width", "1920"}, {"height", "1080"}, {"fps", "60"}},
-                         o);
+  Recommendation r = Recommended({{"kind", "realtime"},
+                                  {"codec", "av1"},
+                                  {"streams", "40"},
+                                  {"width", "1920"},
+                                  {"height", "1080"},
+                                  {"fps", "60"}},
+                                 o);
   ExpectInvariants(r);
   for (const Candidate& c : r.ranked) {
     EXPECT_TRUE(c.instance->gpu->av1_encode) << c.instance->name;
@@ -172,8 +195,8 @@ TEST(RecommendTest, SpotWinsOnlyWhereCheckpointingIsCheap) {
   o.regions = {"us-central1"};
   o.pricing = {PricingMode::kOnDemand, PricingMode::kSpot};
   o.deadline_hours = 1200;
-  Fields job = {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"},
-                {"tokens", "1e11"}};
+  Fields job = {
+      {"kind", "train"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"}, {"tokens", "1e11"}};
   Recommendation fast_storage = Recommended(job, o);
   ASSERT_EQ(fast_storage.ranked.size(), 2u);
   EXPECT_EQ(fast_storage.ranked.front().mode, PricingMode::kSpot);
@@ -275,8 +298,11 @@ TEST(RecommendTest, UnknownPricesAreRejectedNotFree) {
 }
 
 TEST(RecommendTest, ObjectivesOrderByCostOrTime) {
-  Fields job = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                {"epochs", "10"}, {"dataset_samples", "1281167"}};
+  Fields job = {{"kind", "train"},
+                {"model", "ResNet-50"},
+                {"precision", "fp16"},
+                {"epochs", "10"},
+                {"dataset_samples", "1281167"}};
   RecommendOptions cheapest;
   Recommendation a = Recommended(job, cheapest);
   for (size_t i = 1; i < a.ranked.size(); ++i) {
@@ -296,9 +322,13 @@ TEST(RecommendTest, StarvedInputPipelineSuggestsACompanion) {
   o.regions = {"us-east-1"};
   o.pricing = {PricingMode::kOnDemand};
   // 96 vCPUs decoding 50 images/s each cannot feed eight A100s training ResNet-50.
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                                  {"micro_batch", "256"}, {"loader_samples_per_core_s", "50"},
-                                  {"epochs", "1"}, {"dataset_samples", "1281167"}},
+  Recommendation r = Recommended({{"kind", "train"},
+                                  {"model", "ResNet-50"},
+                                  {"precision", "fp16"},
+                                  {"micro_batch", "256"},
+                                  {"loader_samples_per_core_s", "50"},
+                                  {"epochs", "1"},
+                                  {"dataset_samples", "1281167"}},
                                  o);
   ASSERT_EQ(r.ranked.size(), 1u);
   const Candidate& c = r.ranked.front();
@@ -356,17 +386,21 @@ Recommendation Applied(const Fields& fields, RecommendOptions o, const FitHint& 
   Fields changed = fields;
   for (const auto& [k, v] : hint.workload) changed.emplace_back(k, v);
   for (const auto& [k, v] : hint.options) {
-    if (k == "deadline_hours") o.deadline_hours = std::stod(v);
-    else if (k == "budget") o.budget = std::stod(v);
-    else if (k == "max_nodes") o.max_nodes = std::stoi(v);
-    else ADD_FAILURE() << "a hint sets an option the test does not know: " << k;
+    if (k == "deadline_hours")
+      o.deadline_hours = std::stod(v);
+    else if (k == "budget")
+      o.budget = std::stod(v);
+    else if (k == "max_nodes")
+      o.max_nodes = std::stoi(v);
+    else
+      ADD_FAILURE() << "a hint sets an option the test does not know: " << k;
   }
   return Recommended(changed, o);
 }
 
 TEST(RecommendTest, HintsOfWhatWouldFitMakeSomethingFeasibleWhenApplied) {
-  const Fields resnet = {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "90"},
-                         {"dataset_samples", "1.28e6"}};
+  const Fields resnet = {
+      {"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "90"}, {"dataset_samples", "1.28e6"}};
   RecommendOptions tight;
   tight.deadline_hours = 0.01;
   Recommendation r = Recommended(resnet, tight);
@@ -433,7 +467,7 @@ TEST(EstimateCacheTest, HoldsAtMostItsWorkloadsAndDropsTheLeastRecentlyUsed) {
   EstimateCache cache(2);
   std::shared_ptr<WorkloadEstimates> a = cache.For("a");
   std::shared_ptr<WorkloadEstimates> b = cache.For("b");
-  EXPECT_EQ(cache.For("a"), a);  // a is now the most recent
+  EXPECT_EQ(cache.For("a"), a);                           // a is now the most recent
   std::shared_ptr<WorkloadEstimates> c = cache.For("c");  // drops b
   EXPECT_EQ(cache.For("a"), a);
   EXPECT_EQ(cache.For("c"), c);
@@ -454,9 +488,9 @@ TEST(EstimateCacheTest, KeepsFailuresWithTheirReason) {
 TEST(RecommendTest, OnlyTheOffersShownAreDescribed) {
   RecommendOptions o;
   o.top = 2;
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"},
-                                  {"dataset_samples", "1281167"}},
-                                 o);
+  Recommendation r = Recommended(
+      {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"}, {"dataset_samples", "1281167"}},
+      o);
   ASSERT_GT(r.ranked.size(), 10u);
   for (size_t i = 0; i < r.ranked.size(); ++i) {
     const Candidate& c = r.ranked[i];
@@ -481,9 +515,9 @@ TEST(RecommendTest, OnlyTheOffersShownAreDescribed) {
   ASSERT_FALSE(hidden.described);
   RecommendOptions why_not = o;
   why_not.describe_instances = {hidden.instance->name};
-  Recommendation described = Recommended({{"kind", "train"}, {"model", "ResNet-50"},
-                                          {"epochs", "1"}, {"dataset_samples", "1281167"}},
-                                         why_not);
+  Recommendation described = Recommended(
+      {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"}, {"dataset_samples", "1281167"}},
+      why_not);
   ASSERT_EQ(described.ranked.size(), r.ranked.size());
   const Candidate& same = described.ranked.back();
   ASSERT_EQ(same.instance, hidden.instance);

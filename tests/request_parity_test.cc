@@ -1,10 +1,10 @@
 // The same workload through the command line's flags, a workload file, a JSON Lines line and
 // POST /v1/recommend gives the same answer, byte for byte in the JSON: one decoder
 // (cloudfit/request.h) builds the Workload and RecommendOptions for all four.
-#include <sstream>
-
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cloudfit/request.h"
 #include "server/api.h"
@@ -118,7 +118,9 @@ TEST(RequestParityTest, ServingGetsTheSameDefaultsEverywhere) {
   // The issue: the CLI and POST /v1/recommend used different serving defaults and gave
   // different first choices (on-demand GH200 x8 against spot A100 x13).
   Case c{"serve",
-         {{"kind", "serve"}, {"model", "Llama-2-13B"}, {"request_rate", "30"},
+         {{"kind", "serve"},
+          {"model", "Llama-2-13B"},
+          {"request_rate", "30"},
           {"ttft_target_ms", "1000"}},
          {{"top", 3}}};
   ExpectIdentical(c);
@@ -133,7 +135,9 @@ TEST(RequestParityTest, ServingGetsTheSameDefaultsEverywhere) {
 TEST(RequestParityTest, TrainingWithOptionsAndTheEpochRule) {
   Case c{"lora",
          {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"epochs", "2"}, {"tokens", "50e6"}},
-         {{"deadline_hours", "72"}, {"providers", "aws,gcp"}, {"top", "4"},
+         {{"deadline_hours", "72"},
+          {"providers", "aws,gcp"},
+          {"top", "4"},
           {"exclude_costs", "storage"}}};
   ExpectIdentical(c);
 }
@@ -156,17 +160,17 @@ TEST(RequestParityTest, OneDecoderOneSetOfErrors) {
       << s.message();
   // Flat and structured forms decode to the same options.
   RecommendRequest flat, nested;
-  ASSERT_TRUE(DecodeRecommendRequest(testing::BuiltInCatalog(),
-                                     json{{"kind", "serve"}, {"model", "Llama-2-13B"},
-                                          {"spot", true}, {"top", 2}},
-                                     &flat)
-                  .ok());
   ASSERT_TRUE(DecodeRecommendRequest(
                   testing::BuiltInCatalog(),
-                  json{{"workload", {{"kind", "serve"}, {"model", "Llama-2-13B"}}},
-                       {"options", {{"spot", "true"}, {"top", "2"}}}},
-                  &nested)
+                  json{{"kind", "serve"}, {"model", "Llama-2-13B"}, {"spot", true}, {"top", 2}},
+                  &flat)
                   .ok());
+  ASSERT_TRUE(
+      DecodeRecommendRequest(testing::BuiltInCatalog(),
+                             json{{"workload", {{"kind", "serve"}, {"model", "Llama-2-13B"}}},
+                                  {"options", {{"spot", "true"}, {"top", "2"}}}},
+                             &nested)
+          .ok());
   EXPECT_EQ(flat.options.pricing, nested.options.pricing);
   EXPECT_EQ(flat.options.pricing.size(), 2u) << "spot asked for a service";
   EXPECT_EQ(flat.options.top, 2u);
@@ -190,13 +194,13 @@ TEST(RequestParityTest, AcceleratorCountsDecodeEverywhere) {
     EXPECT_EQ(t->gpu_count, 8) << name;
     EXPECT_NE(t->gpu->name.find("A100"), std::string::npos) << name;
   }
-  Status s = DecodeRecommendRequest(
-      catalog,
-      json{{"workload", {{"kind", "train"}, {"model", "ResNet-50"}}}, {"options", {{"gpus", "A100:x"}}}},
-      &r);
+  Status s = DecodeRecommendRequest(catalog,
+                                    json{{"workload", {{"kind", "train"}, {"model", "ResNet-50"}}},
+                                         {"options", {{"gpus", "A100:x"}}}},
+                                    &r);
   EXPECT_EQ(s.message().rfind("options.gpus: 'A100:x' has no valid count", 0), 0u) << s.message();
-  s = DecodeRecommendRequest(catalog, json{{"kind", "train"}, {"model", "ResNet-50"}, {"gpus", "A100:3"}},
-                             &r);
+  s = DecodeRecommendRequest(
+      catalog, json{{"kind", "train"}, {"model", "ResNet-50"}, {"gpus", "A100:3"}}, &r);
   EXPECT_EQ(s.message().rfind("gpus: no instance type in the catalog has A100:3", 0), 0u)
       << s.message();
 }

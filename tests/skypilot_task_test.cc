@@ -2,9 +2,9 @@
 // catalog for recommend and estimate.
 #include "cloudfit/skypilot_task.h"
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "cloudfit/hardware.h"
 #include "cloudfit/recommend.h"
@@ -29,7 +29,8 @@ TEST(AcceleratorRequestTest, ParsesNameAndCount) {
 
 TEST(AcceleratorRequestTest, RejectsBadCountsNamingTheField) {
   AcceleratorRequest r;
-  for (const char* bad : {"A100:", "A100:0", "A100:-8", "A100:nan", "A100:1e9", ":8", "A100:eight"}) {
+  for (const char* bad :
+       {"A100:", "A100:0", "A100:-8", "A100:nan", "A100:1e9", ":8", "A100:eight"}) {
     Status s = ParseAcceleratorRequest(bad, "--gpu", &r);
     EXPECT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.message().find("--gpu"), std::string::npos) << s.message();
@@ -172,12 +173,13 @@ TEST(SkyPilotTaskTest, NarrowsRecommendToTheInstancesTheTaskAdmits) {
   EXPECT_TRUE(has(a100x8, "gpu_8x_a100"));
   EXPECT_FALSE(has(a100x8, "p4de.24xlarge"));  // A100-80GB
 
-  std::vector<std::string> aws = RecommendInstances("resources:\n  infra: aws\n  accelerators: A100:8\n");
+  std::vector<std::string> aws =
+      RecommendInstances("resources:\n  infra: aws\n  accelerators: A100:8\n");
   EXPECT_EQ(aws, std::vector<std::string>{"p4d.24xlarge"});
 
   // GCP's N1 with attached GPUs: SkyPilot's instance_type is the bare machine type.
-  std::vector<std::string> n1 = RecommendInstances(
-      "resources:\n  instance_type: n1-standard-8\n  accelerators: T4:1\n");
+  std::vector<std::string> n1 =
+      RecommendInstances("resources:\n  instance_type: n1-standard-8\n  accelerators: T4:1\n");
   EXPECT_EQ(n1, std::vector<std::string>{"n1-standard-8+1xT4"});
 
   std::vector<std::string> big = RecommendInstances("resources:\n  cpus: 96+\n  memory: 1000+\n");
@@ -191,7 +193,8 @@ TEST(SkyPilotTaskTest, NarrowsRecommendToTheInstancesTheTaskAdmits) {
 
 TEST(SkyPilotTaskTest, AppliesCloudRegionSpotAndNodesToRecommendOptions) {
   TaskResources t;
-  ASSERT_TRUE(ParseSkyPilotTask("num_nodes: 4\nresources:\n  infra: gcp/us-central1\n", "t", &t).ok());
+  ASSERT_TRUE(
+      ParseSkyPilotTask("num_nodes: 4\nresources:\n  infra: gcp/us-central1\n", "t", &t).ok());
   RecommendOptions o;
   ASSERT_TRUE(ApplyTaskToRecommendOptions(BuiltInCatalog(), t, &o).ok());
   EXPECT_EQ(o.providers, std::vector<std::string>{"gcp"});
@@ -224,7 +227,8 @@ TEST(SkyPilotTaskTest, GivesEstimateItsOneHardwareChoice) {
   const Catalog& catalog = BuiltInCatalog();
   TaskResources t;
   HardwareSpec spec;
-  ASSERT_TRUE(ParseSkyPilotTask("num_nodes: 2\nresources:\n  accelerators: H100:8\n", "t", &t).ok());
+  ASSERT_TRUE(
+      ParseSkyPilotTask("num_nodes: 2\nresources:\n  accelerators: H100:8\n", "t", &t).ok());
   ASSERT_TRUE(ApplyTaskToHardwareSpec(catalog, t, &spec).ok());
   EXPECT_EQ(spec.gpu, "H100");
   EXPECT_EQ(spec.gpus, 8);
@@ -253,8 +257,10 @@ TEST(SkyPilotTaskTest, GpuCountsInRecommendGpuFlag) {
     const InstanceType* t = nullptr;
     ASSERT_TRUE(catalog.FindInstance(name, &t).ok());
     ASSERT_NE(t->gpu, nullptr) << name;
-    if (t->gpu->name == "L4") any_l4 = true;
-    else EXPECT_EQ(t->gpu_count, 8) << name;
+    if (t->gpu->name == "L4")
+      any_l4 = true;
+    else
+      EXPECT_EQ(t->gpu_count, 8) << name;
   }
   EXPECT_TRUE(any_l4);
   RecommendOptions untouched;

@@ -96,8 +96,8 @@ std::string MissingLicence(const CostData& costs, const Workload& w, const Insta
 
 // The optional lines (egress, storage, startup, billing, licences) for one candidate, less
 // `excluded`. Prices in USD are converted to the input's currency through the catalog.
-std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs,
-                                   const Workload& w, const JobBillInput& in,
+std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs, const Workload& w,
+                                   const JobBillInput& in,
                                    const std::vector<std::string>& excluded);
 // The same lines handed to `visit` one at a time, in bill order, without a list: for callers
 // that price thousands of offers and only add the amounts up.

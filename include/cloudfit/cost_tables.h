@@ -29,9 +29,9 @@ struct StoragePrice {
 };
 
 struct LicencePrice {
-  std::string licence;   // windows-server, rtx-vws
-  std::string provider;  // or * for every provider without a row
-  std::string unit;      // vcpu-hour, session-hour
+  std::string licence;        // windows-server, rtx-vws
+  std::string provider;       // or * for every provider without a row
+  std::string unit;           // vcpu-hour, session-hour
   std::optional<double> usd;  // nullopt: the provider does not offer it
   std::string source;
   std::string notes;

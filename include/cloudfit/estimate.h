@@ -29,8 +29,8 @@ struct MemoryBreakdown {
   double host_bytes = 0;
 
   double total_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
-           kv_cache_bytes + comm_buffers_bytes + runtime_bytes;
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + kv_cache_bytes +
+           comm_buffers_bytes + runtime_bytes;
   }
   bool fits() const { return total_bytes() <= capacity_bytes; }
 };
@@ -40,7 +40,7 @@ struct Layout {
   int zero_stage = 0;  // optimizer, gradient and weight sharding over the data-parallel ranks
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  int micro_batch = 1;    // per device
+  int micro_batch = 1;  // per device
   int global_batch = 1;
   int grad_accumulation = 1;
 };
@@ -50,27 +50,27 @@ struct TimeBreakdown {
   double forward_s = 0;
   double backward_s = 0;
   // By resource: what the phases spend their time on.
-  double compute_s = 0;       // math at the efficiency-scaled peak
-  double memory_s = 0;        // DRAM traffic at the efficiency-scaled bandwidth
-  double launch_s = 0;        // kernel launch gaps and host dispatch the device waits for
-  double communication_s = 0; // collectives not hidden behind compute
-  double bubble_s = 0;        // pipeline fill and drain
-  double optimizer_s = 0;     // optimizer step (memory-bound)
-  double input_s = 0;         // input pipeline, when it is slower than the GPU it caps the step
-  double step_s = 0;          // one optimizer step, or one unit of work for inference
+  double compute_s = 0;        // math at the efficiency-scaled peak
+  double memory_s = 0;         // DRAM traffic at the efficiency-scaled bandwidth
+  double launch_s = 0;         // kernel launch gaps and host dispatch the device waits for
+  double communication_s = 0;  // collectives not hidden behind compute
+  double bubble_s = 0;         // pipeline fill and drain
+  double optimizer_s = 0;      // optimizer step (memory-bound)
+  double input_s = 0;          // input pipeline, when it is slower than the GPU it caps the step
+  double step_s = 0;           // one optimizer step, or one unit of work for inference
 };
 
 struct ServingFigures {
-  std::string engine;             // the engine profile's name
+  std::string engine;  // the engine profile's name
   // How one hardware unit (a GPU set or an instance) is used: copies of the model, each over
   // tensor_parallel x pipeline_parallel GPUs.
   int copies = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  double percentile = 0.95;       // ttft_s and tpot_s hold at this percentile
-  double prefill_s = 0;           // one prompt's prefill alone
-  double ttft_s = 0;              // time to first token at the load, at the percentile
-  double tpot_s = 0;              // time per output token at the load, at the percentile
+  double percentile = 0.95;  // ttft_s and tpot_s hold at this percentile
+  double prefill_s = 0;      // one prompt's prefill alone
+  double ttft_s = 0;         // time to first token at the load, at the percentile
+  double tpot_s = 0;         // time per output token at the load, at the percentile
   double ttft_median_s = 0;
   double tpot_median_s = 0;
   int max_batch = 0;              // sequences one copy admits at once (engine cap, KV cache)
@@ -79,16 +79,16 @@ struct ServingFigures {
   double tokens_per_s = 0;        // generated tokens/s per replica at the planned load
   double requests_per_s = 0;      // per replica: the planned load (target utilisation, targets)
   double saturation_requests_per_s = 0;  // per replica: where queues grow without bound
-  double utilisation = 0;         // at the requested rate: rate / (replicas x saturation)
-  int replicas = 0;               // hardware units for the workload's request rate
+  double utilisation = 0;                // at the requested rate: rate / (replicas x saturation)
+  int replicas = 0;                      // hardware units for the workload's request rate
   bool meets_targets = true;
-  std::string sized_by;           // what bounds requests_per_s: "utilisation", "TTFT", "TPOT"
+  std::string sized_by;  // what bounds requests_per_s: "utilisation", "TTFT", "TPOT"
 };
 
 struct RenderFigures {
-  double seconds_per_frame = 0;    // per GPU
-  double frames_per_hour = 0;      // whole machine
-  int streams_per_gpu = 0;         // real time: encoder-bound and render-bound minimum
+  double seconds_per_frame = 0;  // per GPU
+  double frames_per_hour = 0;    // whole machine
+  int streams_per_gpu = 0;       // real time: encoder-bound and render-bound minimum
   bool av1_available = false;
 };
 
@@ -106,9 +106,9 @@ struct Estimate {
   Layout layout;
   MemoryBreakdown memory;  // per device
   TimeBreakdown time;
-  double throughput = 0;        // in `throughput_unit`
-  std::string throughput_unit;  // samples/s, tokens/s, frames/h, GB/s
-  double total_s = 0;           // the whole job
+  double throughput = 0;          // in `throughput_unit`
+  std::string throughput_unit;    // samples/s, tokens/s, frames/h, GB/s
+  double total_s = 0;             // the whole job
   double scaling_efficiency = 1;  // throughput on N devices / (N x one device)
   std::string bottleneck;         // compute, memory bandwidth, communication, input, ...
   bool fits = true;

@@ -7,12 +7,11 @@
 #define CLOUDFIT_POC_H_
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/status.h"
 
@@ -26,7 +25,7 @@ struct PocOptions {
   // Run as given (no shell); "{gpus}" in any argument becomes the GPU count of the run. The
   // child also gets CUDA_VISIBLE_DEVICES=0,...,n-1 and CLOUDFIT_POC_GPUS=n.
   std::vector<std::string> command;
-  int gpus = 1;  // N of the multi-GPU run; 1 runs the single-GPU run only
+  int gpus = 1;                  // N of the multi-GPU run; 1 runs the single-GPU run only
   double duration_seconds = 60;  // per run, unless the command ends first
   std::string throughput_regex;  // empty: DefaultThroughputRegex(); case-insensitive
   int warmup = 2;                // throughput values dropped at the start of each run
@@ -62,9 +61,9 @@ struct PocRun {
   int gpus = 0;
   double seconds = 0;  // wall time of the run
   bool ended_by_itself = false;
-  std::optional<int> exit_code;  // when it ended by itself (128 + signal when killed by one)
-  bool killed = false;           // by --kill-after
-  std::vector<double> values;    // every throughput value, in order
+  std::optional<int> exit_code;      // when it ended by itself (128 + signal when killed by one)
+  bool killed = false;               // by --kill-after
+  std::vector<double> values;        // every throughput value, in order
   std::optional<double> throughput;  // MedianAfterWarmup
 };
 
@@ -81,7 +80,7 @@ struct PocResult {
   int gpus = 1;
   int warmup = 0;  // as in the options, for the report
   PocRun single;
-  std::optional<PocRun> multi;  // the N-GPU run (the killed one with MTTR)
+  std::optional<PocRun> multi;               // the N-GPU run (the killed one with MTTR)
   std::optional<double> scaling_efficiency;  // thr(N) / (N x thr(1)), N > 1
   std::optional<PocMttr> mttr;
   std::vector<std::string> warnings;

@@ -31,7 +31,7 @@ struct RecommendOptions {
   std::vector<std::string> exclude_gpus;  // GPU models to leave out
   std::vector<std::string> instances;     // only these instance types
   std::optional<double> deadline_hours;
-  std::optional<double> budget;  // in `currency`, for the whole job (serving: per month)
+  std::optional<double> budget;    // in `currency`, for the whole job (serving: per month)
   std::optional<double> min_gpus;  // per candidate (all nodes)
   std::optional<double> max_gpus;
   std::vector<PricingMode> pricing = {PricingMode::kOnDemand, PricingMode::kSpot};
@@ -87,9 +87,9 @@ struct JobRisk {
   double restart_hours = 0;                 // interruption to running again (MTTR)
   double overhead_fraction = 0;             // expected extra time over an uninterrupted run
   double expected_interruptions = 0;
-  double probability_interrupted = 0;       // at least once during the run
-  bool synchronous = true;                  // one node's interruption stops every node
-  bool assumed_rate = false;                // the rate is an assumption, not a published figure
+  double probability_interrupted = 0;  // at least once during the run
+  bool synchronous = true;             // one node's interruption stops every node
+  bool assumed_rate = false;           // the rate is an assumption, not a published figure
 };
 using SpotRisk = JobRisk;
 
@@ -105,13 +105,13 @@ struct Candidate {
   double hours = 0;                      // expected wall-clock hours, interruptions included
   std::optional<double> total_cost;
   std::optional<double> cost_per_unit;
-  std::string unit;  // "1M tokens", "epoch", "1k images", "frame", "GB", ...
+  std::string unit;             // "1M tokens", "epoch", "1k images", "frame", "GB", ...
   std::optional<JobRisk> spot;  // spot candidates: the risk priced into hours and cost
   std::optional<JobRisk> risk;  // every job candidate: interruptions of any kind
   std::vector<CostLine> costs;  // the bill when `described`; total_cost is the sum of known lines
   std::optional<AutoscalingPolicy> autoscaling;
   std::optional<double> break_even_utilisation;  // reserved: share of the term worth paying for
-  std::string rejection;  // empty when feasible
+  std::string rejection;                         // empty when feasible
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;
   bool pareto = false;

@@ -6,11 +6,10 @@
 #ifndef CLOUDFIT_REQUEST_H_
 #define CLOUDFIT_REQUEST_H_
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/recommend.h"
 

@@ -6,8 +6,8 @@
 
 #include "catalog/catalog_builder.h"
 #include "catalog/catalog_records.h"
-#include "util/csv.h"
 #include "cloudfit/cost_tables.h"
+#include "util/csv.h"
 
 namespace cloudfit {
 

@@ -1,9 +1,9 @@
 #include "cloudfit/catalog.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "catalog/catalog_builder.h"
 #include "catalog/embedded_data.h"
@@ -21,8 +21,8 @@ constexpr const char* kInstancesDir = "instances/";
 // A name too long to be one: refused before any lookup, so its length costs nothing (edit
 // distances for suggestions grow with the square of it).
 Status TooLong(std::string_view what, std::string_view name) {
-  return Status::NotFound(fmt::format("unknown {} '{}': names are at most {} bytes", what,
-                                      Shown(name), kMaxNameBytes));
+  return Status::NotFound(
+      fmt::format("unknown {} '{}': names are at most {} bytes", what, Shown(name), kMaxNameBytes));
 }
 
 // Splits a normalized name ending in a memory size ("a10080gb", "rtx309024g") into the part
@@ -30,10 +30,14 @@ Status TooLong(std::string_view what, std::string_view name) {
 // the whole run before the 'g', and the part before them holds a letter. A hand scan, linear and
 // without recursion (std::regex recursed per character and overflowed the stack on long names).
 bool SplitMemorySuffix(std::string_view key, std::string* base, double* gib) {
-  if (EndsWith(key, "gib")) key.remove_suffix(3);
-  else if (EndsWith(key, "gb")) key.remove_suffix(2);
-  else if (EndsWith(key, "g")) key.remove_suffix(1);
-  else return false;
+  if (EndsWith(key, "gib"))
+    key.remove_suffix(3);
+  else if (EndsWith(key, "gb"))
+    key.remove_suffix(2);
+  else if (EndsWith(key, "g"))
+    key.remove_suffix(1);
+  else
+    return false;
   size_t digits = key.size();
   while (digits > 0 && key[digits - 1] >= '0' && key[digits - 1] <= '9') --digits;
   if (digits == key.size()) return false;
@@ -70,10 +74,10 @@ Status BuildIndex(const std::vector<Row>& rows, const CsvTable& table, const cha
       std::string key = NormalizeName(name);
       auto [it, inserted] = index->emplace(key, &rows[i]);
       if (!inserted && it->second != &rows[i]) {
-        return Status::Corruption(fmt::format("{}:{}: field 'aliases': '{}' of {} '{}' already "
-                                              "names '{}'",
-                                              table.path, table.rows[i].line, name, what,
-                                              rows[i].name, it->second->name));
+        return Status::Corruption(fmt::format(
+            "{}:{}: field 'aliases': '{}' of {} '{}' already "
+            "names '{}'",
+            table.path, table.rows[i].line, name, what, rows[i].name, it->second->name));
       }
     }
   }
@@ -321,8 +325,8 @@ Status Catalog::FindInstance(std::string_view name, const InstanceType** out) co
   }
   std::vector<std::string> names;
   for (const InstanceType& t : instances_) names.push_back(t.name);
-  return Status::NotFound(
-      fmt::format("unknown instance type '{}'{}", Shown(name), DidYouMean(ClosestNames(name, names))));
+  return Status::NotFound(fmt::format("unknown instance type '{}'{}", Shown(name),
+                                      DidYouMean(ClosestNames(name, names))));
 }
 
 const CurrencyRate* Catalog::FindCurrency(std::string_view code) const {

@@ -3,12 +3,12 @@
 // writes them as the constant records of src/catalog/catalog_records.h. Run by the build: a data
 // file the loaders refuse fails the build with their message, and cloudfit starts without
 // parsing anything.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <map>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "catalog/catalog_builder.h"
 #include "catalog/catalog_records.h"

@@ -1,7 +1,7 @@
+#include <fmt/format.h>
+
 #include <cmath>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "catalog/loaders.h"
 #include "cloudfit/catalog_import.h"
@@ -23,7 +23,8 @@ std::string Number(double value) { return fmt::format("{}", value); }
 std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
   std::string out =
       "provider,instance_type,family,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,cpu,arch,"
-      "network_gbps,interconnect,local_disk_gb,local_disk_type,region,ondemand,spot,reserved_1y,reserved_3y,"
+      "network_gbps,interconnect,local_disk_gb,local_disk_type,region,ondemand,spot,reserved_1y,"
+      "reserved_3y,"
       "currency,source,as_of,notes\n";
   std::string shape;  // the fields every region row of a type repeats, written once per type
   int date_days = 0;  // the last date written, and how (imports give every row one date)
@@ -35,13 +36,20 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
         (!t.gpu || std::abs(t.gpu_memory_bytes - t.gpu_count * t.gpu->memory_bytes) > 1e6)) {
       gpu_memory = Number(t.gpu_memory_bytes / kBytesPerGib);
     }
-    std::string fields[] = {
-        t.provider, t.name, t.family, t.gpu ? t.gpu->name : "",
-        t.has_gpu() ? Number(t.gpu_count) : "0", gpu_memory, std::to_string(t.vcpus),
-        Number(t.memory_bytes / kBytesPerGib), t.cpu_name, t.arch,
-        t.network_bits_per_s > 0 ? Number(t.network_bits_per_s / 1e9) : "",
-        std::string(InterconnectName(t.interconnect)),
-        Number(t.local_disk_bytes / 1e9), t.local_disk_type};
+    std::string fields[] = {t.provider,
+                            t.name,
+                            t.family,
+                            t.gpu ? t.gpu->name : "",
+                            t.has_gpu() ? Number(t.gpu_count) : "0",
+                            gpu_memory,
+                            std::to_string(t.vcpus),
+                            Number(t.memory_bytes / kBytesPerGib),
+                            t.cpu_name,
+                            t.arch,
+                            t.network_bits_per_s > 0 ? Number(t.network_bits_per_s / 1e9) : "",
+                            std::string(InterconnectName(t.interconnect)),
+                            Number(t.local_disk_bytes / 1e9),
+                            t.local_disk_type};
     shape.clear();
     for (const std::string& field : fields) {
       AppendCsvField(field, &shape);

@@ -1,9 +1,10 @@
 // Reads the cost reference tables under costs/ (egress, storage, licences, billing increments,
 // spot interruption rates, stream bitrates) of a catalog, or of the built-in data where the
 // catalog has none.
+#include "cloudfit/cost_tables.h"
+
 #include "catalog/loaders.h"
 #include "catalog/reference_tables.h"
-#include "cloudfit/cost_tables.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -13,7 +14,8 @@ namespace {
 // Reads one table; a table absent from both the catalog and the built-in data is empty.
 template <typename Row, typename Parse>
 Status LoadTable(const Catalog& catalog, const std::string& name,
-                 const std::vector<std::string_view>& required, Parse parse, std::vector<Row>* out) {
+                 const std::vector<std::string_view>& required, Parse parse,
+                 std::vector<Row>* out) {
   std::shared_ptr<const CsvTable> file;
   Status s = ReadReferenceTable(catalog, name, &file);
   if (s.code() == Status::Code::kNotFound) return Status::OK();
@@ -93,8 +95,7 @@ Status ReadCostTables(const Catalog& catalog, CostTables* out) {
   }
   if (s.ok()) {
     s = LoadTable<SpotRate>(
-        catalog, "costs/spot_rates.csv",
-        {"provider", "gpu", "interruptions_per_month", "source"},
+        catalog, "costs/spot_rates.csv", {"provider", "gpu", "interruptions_per_month", "source"},
         [&catalog](CsvRowReader& r, SpotRate* p) {
           p->provider = r.RequiredText("provider");
           p->gpu = r.RequiredText("gpu");
@@ -103,8 +104,10 @@ Status ReadCostTables(const Catalog& catalog, CostTables* out) {
             // smaller catalog keeps rows for GPUs that catalog lacks (they match nothing).
             const Accelerator* a = nullptr;
             Status found = catalog.FindAccelerator(p->gpu, &a);
-            if (found.ok()) p->gpu = a->name;
-            else if (catalog.FindFile("costs/spot_rates.csv")) r.Fail("gpu", found.message());
+            if (found.ok())
+              p->gpu = a->name;
+            else if (catalog.FindFile("costs/spot_rates.csv"))
+              r.Fail("gpu", found.message());
           }
           p->band = r.Text("frequency_band");
           p->interruptions_per_month = r.Number("interruptions_per_month", 0, 1);

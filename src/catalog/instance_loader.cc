@@ -1,8 +1,8 @@
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "catalog/loaders.h"
 #include "util/date.h"
@@ -94,40 +94,56 @@ bool SameShape(const InstanceType& a, const InstanceType& b) {
 }  // namespace
 
 std::string_view PricingModeName(PricingMode mode) {
-  static constexpr std::string_view kNames[kPricingModeCount] = {"ondemand", "spot",
-                                                                 "reserved-1y", "reserved-3y"};
+  static constexpr std::string_view kNames[kPricingModeCount] = {"ondemand", "spot", "reserved-1y",
+                                                                 "reserved-3y"};
   return kNames[static_cast<int>(mode)];
 }
 
 bool ParsePricingMode(std::string_view name, PricingMode* out) {
   std::string key = NormalizeName(name);
-  if (key == "ondemand" || key == "od") *out = PricingMode::kOnDemand;
-  else if (key == "spot" || key == "preemptible") *out = PricingMode::kSpot;
-  else if (key == "reserved1y" || key == "1y") *out = PricingMode::kReserved1y;
-  else if (key == "reserved3y" || key == "3y") *out = PricingMode::kReserved3y;
-  else return false;
+  if (key == "ondemand" || key == "od")
+    *out = PricingMode::kOnDemand;
+  else if (key == "spot" || key == "preemptible")
+    *out = PricingMode::kSpot;
+  else if (key == "reserved1y" || key == "1y")
+    *out = PricingMode::kReserved1y;
+  else if (key == "reserved3y" || key == "3y")
+    *out = PricingMode::kReserved3y;
+  else
+    return false;
   return true;
 }
 
 std::string_view InterconnectName(Interconnect interconnect) {
   switch (interconnect) {
-    case Interconnect::kUnknown: return "";
-    case Interconnect::kEthernet: return "ethernet";
-    case Interconnect::kEfa: return "efa";
-    case Interconnect::kInfiniband: return "infiniband";
-    case Interconnect::kRoce: return "roce";
-    case Interconnect::kGpuDirectTcpx: return "gpudirect-tcpx";
+    case Interconnect::kUnknown:
+      return "";
+    case Interconnect::kEthernet:
+      return "ethernet";
+    case Interconnect::kEfa:
+      return "efa";
+    case Interconnect::kInfiniband:
+      return "infiniband";
+    case Interconnect::kRoce:
+      return "roce";
+    case Interconnect::kGpuDirectTcpx:
+      return "gpudirect-tcpx";
   }
   return "";
 }
 
 bool ParseInterconnect(std::string_view name, Interconnect* out) {
   std::string key = NormalizeName(name);
-  if (key.empty()) *out = Interconnect::kUnknown;
-  else if (key == "ethernet" || key == "tcp") *out = Interconnect::kEthernet;
-  else if (key == "efa") *out = Interconnect::kEfa;
-  else if (key == "infiniband" || key == "ib") *out = Interconnect::kInfiniband;
-  else if (key == "roce") *out = Interconnect::kRoce;
+  if (key.empty())
+    *out = Interconnect::kUnknown;
+  else if (key == "ethernet" || key == "tcp")
+    *out = Interconnect::kEthernet;
+  else if (key == "efa")
+    *out = Interconnect::kEfa;
+  else if (key == "infiniband" || key == "ib")
+    *out = Interconnect::kInfiniband;
+  else if (key == "roce")
+    *out = Interconnect::kRoce;
   else if (key == "gpudirecttcpx" || key == "tcpx" || key == "gpudirecttcpxo") {
     *out = Interconnect::kGpuDirectTcpx;
   } else {
@@ -245,16 +261,20 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       }
     }
     // A row without any price needs no currency; a priced row must say which it is.
-    if (price.any_price()) AssignRequired(r, col.currency, &price.currency);
-    else price.currency = r.Text(col.currency);
-    const CurrencyRate* rate = price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
+    if (price.any_price())
+      AssignRequired(r, col.currency, &price.currency);
+    else
+      price.currency = r.Text(col.currency);
+    const CurrencyRate* rate =
+        price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
     if (r.status().ok() && !price.currency.empty() && rate == nullptr) {
       r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
     }
     // A price must also be plausible for its currency: 1e-300 is not "known and free".
     for (int i = 0; i < kPricingModeCount && rate != nullptr && r.status().ok(); ++i) {
       if (!price.per_hour[i]) continue;
-      Status plausible = CheckPricePerHour("", *price.per_hour[i], rate->currency, rate->usd_per_unit);
+      Status plausible =
+          CheckPricePerHour("", *price.per_hour[i], rate->currency, rate->usd_per_unit);
       if (!plausible.ok()) r.Fail(kPriceColumns[i], plausible.message());
     }
     // Empty (or "unknown") where the source gives no date: never the day the file was read.

@@ -1,9 +1,9 @@
 #include "cloudfit/instance_query.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 #include "util/validate.h"
@@ -15,13 +15,12 @@ namespace {
 Status CheckRange(const Range& range, std::string_view flag, double limit) {
   for (const auto& end : {range.min, range.max}) {
     if (end && (*end < 0 || *end > limit)) {
-      return Status::InvalidArgument(
-          fmt::format("--{}: {} is outside [0, {}]", flag, *end, limit));
+      return Status::InvalidArgument(fmt::format("--{}: {} is outside [0, {}]", flag, *end, limit));
     }
   }
   if (range.min && range.max && *range.min > *range.max) {
-    return Status::InvalidArgument(fmt::format("--{}: the minimum {} is above the maximum {}",
-                                               flag, *range.min, *range.max));
+    return Status::InvalidArgument(
+        fmt::format("--{}: the minimum {} is above the maximum {}", flag, *range.min, *range.max));
   }
   return Status::OK();
 }
@@ -54,8 +53,8 @@ struct SortableOffer {
 
 const std::vector<std::string>& SortKeys() {
   static const std::vector<std::string> keys = {
-      "price", "provider", "instance", "region", "gpu", "gpus", "gpu-memory", "vcpus",
-      "memory", "memory-per-vcpu", "network", "family"};
+      "price",      "provider", "instance", "region",          "gpu",     "gpus",
+      "gpu-memory", "vcpus",    "memory",   "memory-per-vcpu", "network", "family"};
   return keys;
 }
 
@@ -63,12 +62,11 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
   out->clear();
   Status s;
   constexpr double kHuge = 1e7;
-  for (auto [range, flag] : {std::pair{&q.gpu_count, "gpus"},
-                             std::pair{&q.gpu_memory_gib, "gpu-memory"},
-                             std::pair{&q.total_gpu_memory_gib, "total-gpu-memory"},
-                             std::pair{&q.vcpus, "vcpus"}, std::pair{&q.memory_gib, "memory"},
-                             std::pair{&q.memory_per_vcpu_gib, "memory-per-vcpu"},
-                             std::pair{&q.price_per_hour, "price"}}) {
+  for (auto [range, flag] :
+       {std::pair{&q.gpu_count, "gpus"}, std::pair{&q.gpu_memory_gib, "gpu-memory"},
+        std::pair{&q.total_gpu_memory_gib, "total-gpu-memory"}, std::pair{&q.vcpus, "vcpus"},
+        std::pair{&q.memory_gib, "memory"}, std::pair{&q.memory_per_vcpu_gib, "memory-per-vcpu"},
+        std::pair{&q.price_per_hour, "price"}}) {
     s = CheckRange(*range, flag, kHuge);
     if (!s.ok()) return s;
   }
@@ -83,15 +81,15 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
         fmt::format("--arch: '{}' is not one of x86_64, arm64", Shown(q.arch)));
   }
   if (std::find(SortKeys().begin(), SortKeys().end(), q.sort_by) == SortKeys().end()) {
-    return Status::InvalidArgument(fmt::format("--sort: '{}' is not one of {}", Shown(q.sort_by),
-                                               Join(SortKeys(), ", ")));
+    return Status::InvalidArgument(
+        fmt::format("--sort: '{}' is not one of {}", Shown(q.sort_by), Join(SortKeys(), ", ")));
   }
   std::string compare_currency = q.currency.empty() ? "USD" : q.currency;
   if (!catalog.FindCurrency(compare_currency)) {
     std::vector<std::string> known;
     for (const CurrencyRate& c : catalog.currencies()) known.push_back(c.currency);
-    return Status::InvalidArgument(fmt::format("--currency: '{}' is not one of {}", Shown(q.currency),
-                                               Join(known, ", ")));
+    return Status::InvalidArgument(
+        fmt::format("--currency: '{}' is not one of {}", Shown(q.currency), Join(known, ", ")));
   }
   std::set<std::string> providers, regions, families;
   for (const InstanceType& t : catalog.instances()) {
@@ -162,20 +160,22 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
     return {o.comparable_price.value_or(0), ""};
   };
   bool by_price = q.sort_by == "price";
-  std::stable_sort(offers.begin(), offers.end(), [&](const SortableOffer& a,
-                                                     const SortableOffer& b) {
-    if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
-      return a.comparable_price.has_value();  // unknown prices last, in either direction
-    }
-    auto ka = key_of(a), kb = key_of(b);
-    if (ka != kb) return q.descending ? kb < ka : ka < kb;
-    if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
-      return a.comparable_price.has_value();
-    }
-    if (a.comparable_price != b.comparable_price) return *a.comparable_price < *b.comparable_price;
-    return std::tie(a.offer.instance->provider, a.offer.instance->name, a.offer.region->region) <
-           std::tie(b.offer.instance->provider, b.offer.instance->name, b.offer.region->region);
-  });
+  std::stable_sort(
+      offers.begin(), offers.end(), [&](const SortableOffer& a, const SortableOffer& b) {
+        if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
+          return a.comparable_price.has_value();  // unknown prices last, in either direction
+        }
+        auto ka = key_of(a), kb = key_of(b);
+        if (ka != kb) return q.descending ? kb < ka : ka < kb;
+        if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
+          return a.comparable_price.has_value();
+        }
+        if (a.comparable_price != b.comparable_price)
+          return *a.comparable_price < *b.comparable_price;
+        return std::tie(a.offer.instance->provider, a.offer.instance->name,
+                        a.offer.region->region) <
+               std::tie(b.offer.instance->provider, b.offer.instance->name, b.offer.region->region);
+      });
   if (q.one_per_type) {
     std::set<const InstanceType*> seen;
     std::vector<SortableOffer> kept;

@@ -7,9 +7,9 @@ namespace cloudfit {
 
 const std::vector<std::string>& ReferenceTableNames() {
   static const std::vector<std::string> names = {
-      "recipes.csv",          "loader_rates.csv",   "sessions.csv",       "serving_engines.csv",
-      "costs/billing.csv",    "costs/egress.csv",   "costs/licences.csv", "costs/spot_rates.csv",
-      "costs/storage.csv",    "costs/streaming.csv"};
+      "recipes.csv",       "loader_rates.csv",   "sessions.csv",       "serving_engines.csv",
+      "costs/billing.csv", "costs/egress.csv",   "costs/licences.csv", "costs/spot_rates.csv",
+      "costs/storage.csv", "costs/streaming.csv"};
   return names;
 }
 
@@ -39,8 +39,8 @@ Status CatalogBuilder::ReferenceTable(const Catalog& catalog, const std::string&
       table.status = Status::NotFound("no " + name + " in the catalog or the built-in data");
       for (const EmbeddedFile& f : EmbeddedDataFiles()) {
         if (name == f.path) {
-          table.status = ParseCsv(std::string_view(f.data, f.size), "data/" + name, options,
-                                  parsed.get());
+          table.status =
+              ParseCsv(std::string_view(f.data, f.size), "data/" + name, options, parsed.get());
         }
       }
     }

@@ -1,16 +1,15 @@
 // Reads SkyPilot's catalog CSVs (github.com/skypilot-org/skypilot-catalog, schema v8/v9). Their
 // columns differ per cloud, so fields are found by header name. Rows are one per (type, region)
 // or per (type, zone); zones of one region merge into one offer with the lowest spot price.
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 #include <filesystem>
 #include <regex>
-
-#include <fmt/format.h>
+#include <unordered_map>
 
 #include "catalog/import_merge.h"
 #include "catalog/loaders.h"
@@ -32,10 +31,10 @@ struct GcpBundledGpu {
   const char* prefix;
   const char* accelerator;  // SkyPilot's accelerator name
 };
-constexpr GcpBundledGpu kGcpBundled[] = {
-    {"a2-highgpu-", "A100"},   {"a2-megagpu-", "A100"},      {"a2-ultragpu-", "A100-80GB"},
-    {"a3-highgpu-", "H100"},   {"a3-megagpu-", "H100-MEGA"}, {"a3-edgegpu-", "H100"},
-    {"a3-ultragpu-", "H200"},  {"g2-standard-", "L4"}};
+constexpr GcpBundledGpu kGcpBundled[] = {{"a2-highgpu-", "A100"},       {"a2-megagpu-", "A100"},
+                                         {"a2-ultragpu-", "A100-80GB"}, {"a3-highgpu-", "H100"},
+                                         {"a3-megagpu-", "H100-MEGA"},  {"a3-edgegpu-", "H100"},
+                                         {"a3-ultragpu-", "H200"},      {"g2-standard-", "L4"}};
 
 // Accelerators in SkyPilot's catalogs that are not GPUs; cloudfit models GPUs and CPUs only.
 bool IsNonGpuAccelerator(std::string_view name) {
@@ -124,10 +123,11 @@ const Accelerator* ResolveGpu(const Catalog& catalog, const std::vector<std::str
       if (memory_fits(a)) fitting.push_back(a);
     }
     if (fitting.empty()) fitting.push_back(named);
-    *guess = fmt::format("'{}' on {}: no variant of {} has {:.0f} GiB and a {} form factor; "
-                         "took {}",
-                         name, type, named->name, per_gpu_bytes / kBytesPerGib,
-                         form.empty() ? "matching" : form, fitting.front()->name);
+    *guess = fmt::format(
+        "'{}' on {}: no variant of {} has {:.0f} GiB and a {} form factor; "
+        "took {}",
+        name, type, named->name, per_gpu_bytes / kBytesPerGib, form.empty() ? "matching" : form,
+        fitting.front()->name);
     return fitting.front();
   }
   // The name's own match when it fits; otherwise the one variant that does.
@@ -138,16 +138,16 @@ const Accelerator* ResolveGpu(const Catalog& catalog, const std::vector<std::str
     for (const Accelerator* a : fitting) {
       if (a != chosen) others.push_back(a->name);
     }
-    *guess = fmt::format("'{}' on {}: {} (could also be {}: the row gives {} and the type's name "
-                         "no form factor)",
-                         name, type, chosen->name, Join(others, ", "),
-                         per_gpu_bytes > 0 ? "one memory size for all" : "no GPU memory");
+    *guess = fmt::format(
+        "'{}' on {}: {} (could also be {}: the row gives {} and the type's name "
+        "no form factor)",
+        name, type, chosen->name, Join(others, ", "),
+        per_gpu_bytes > 0 ? "one memory size for all" : "no GPU memory");
   }
   return chosen;
 }
 
-std::string FamilyOf(const std::string& cloud, const std::string& type,
-                     const Accelerator* gpu) {
+std::string FamilyOf(const std::string& cloud, const std::string& type, const Accelerator* gpu) {
   size_t dot = type.find('.');
   if (dot != std::string::npos) return type.substr(0, dot);
   if (cloud == "gcp") return type.substr(0, type.find('-'));
@@ -201,8 +201,9 @@ class SkyPilotFile {
     int unused = 0;
     for (const auto& [key, count] : attachable_unused_) unused += count;
     if (unused > 0) {
-      report_->skipped["GCP attachable GPU row not bundled with a host (N1 + GPU combinations "
-                       "are not generated)"] += unused;
+      report_->skipped
+          ["GCP attachable GPU row not bundled with a host (N1 + GPU combinations "
+           "are not generated)"] += unused;
     }
     report_->rows_used += attachable_rows_ - unused;  // their prices went into host rows
     return Status::OK();
@@ -368,9 +369,9 @@ class SkyPilotFile {
         Skip("GCP attachable GPU row without a usable price");
         continue;
       }
-      std::string key = fmt::format("{}|{}|{}", accelerator,
-                                    Number(row, columns_->count).value_or(1),
-                                    Field(row, columns_->zone));
+      std::string key =
+          fmt::format("{}|{}|{}", accelerator, Number(row, columns_->count).value_or(1),
+                      Field(row, columns_->zone));
       auto spot = Number(row, columns_->spot);
       attachable_[key] = AttachablePrice{*price, spot && *spot > 0 ? spot : std::nullopt};
       ++attachable_unused_[key];
@@ -384,24 +385,27 @@ class SkyPilotFile {
     std::string accelerator(Field(row, columns_->accelerator));
     std::string region(Field(row, columns_->region));
     if (type.empty()) {
-      if (IsNonGpuAccelerator(accelerator)) Skip("not a GPU (" + Shown(accelerator) + ")");
-      else if (cloud_ != "gcp") Skip("row without an instance type");
+      if (IsNonGpuAccelerator(accelerator))
+        Skip("not a GPU (" + Shown(accelerator) + ")");
+      else if (cloud_ != "gcp")
+        Skip("row without an instance type");
       return;  // GCP attachable GPU rows are counted when used or at the end
     }
     if (region.empty()) return Skip("missing region");
     if (!CheckName("", type).ok() || !CheckName("", region).ok() ||
         (!accelerator.empty() && !CheckName("", accelerator).ok())) {
-      return Skip(fmt::format("instance type, region or accelerator name not UTF-8 text of at "
-                              "most {} bytes",
-                              kMaxNameBytes));
+      return Skip(
+          fmt::format("instance type, region or accelerator name not UTF-8 text of at "
+                      "most {} bytes",
+                      kMaxNameBytes));
     }
     auto price = Number(row, columns_->price);
     if (!price) return Skip("missing or non-numeric price");
     if (cloud_ == "gcp" && *price == 700.0) return Skip("placeholder price 700.0 (not offered)");
     if (*price <= 0) return Skip("price not above 0");
     if (!CheckPricePerHour("", *price, "USD", 1).ok()) {
-      return Skip(fmt::format("implausible price (outside US${} to US${} per hour)",
-                              kMinUsdPerHour, kMaxUsdPerHour));
+      return Skip(fmt::format("implausible price (outside US${} to US${} per hour)", kMinUsdPerHour,
+                              kMaxUsdPerHour));
     }
     // 0 stands for "no spot price" below: marketplaces write 0.00 for it.
     double spot = std::max(0.0, Number(row, columns_->spot).value_or(0));
@@ -454,9 +458,10 @@ class SkyPilotFile {
       const InstanceType* known = resolved.known;
       if (known != nullptr && known->provider == cloud_ && known->gpu) {
         if (known->gpu != shape.gpu) {
-          ++report_->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
-                                         "kept the catalog's",
-                                         Shown(accelerator), type, shape.gpu->name, known->gpu->name)];
+          ++report_
+                ->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
+                                      "kept the catalog's",
+                                      Shown(accelerator), type, shape.gpu->name, known->gpu->name)];
         }
         shape.gpu = known->gpu;
       } else if (!guess.empty()) {
@@ -512,7 +517,7 @@ class SkyPilotFile {
   std::unordered_map<std::string, double, StringHash, std::equal_to<>> per_gpu_bytes_;
   std::unordered_map<std::string, ResolvedGpu> resolved_;
   std::vector<std::string> families_;  // GpuFamily of each catalog accelerator
-  int* merged_rows_ = nullptr;  // the report's count of merged rows, once there is one
+  int* merged_rows_ = nullptr;         // the report's count of merged rows, once there is one
   std::map<std::string, AttachablePrice> attachable_;
   std::map<std::string, int> attachable_unused_;
   int attachable_rows_ = 0;
@@ -522,10 +527,9 @@ class SkyPilotFile {
 }  // namespace
 
 const std::vector<std::string>& SkyPilotClouds() {
-  static const std::vector<std::string> clouds = {"aws",    "gcp",  "azure", "lambda",
-                                                  "nebius", "seeweb", "vast", "ibm",
-                                                  "fluidstack", "cudo", "oci", "runpod",
-                                                  "paperspace", "do"};
+  static const std::vector<std::string> clouds = {
+      "aws", "gcp",        "azure", "lambda", "nebius", "seeweb",     "vast",
+      "ibm", "fluidstack", "cudo",  "oci",    "runpod", "paperspace", "do"};
   return clouds;
 }
 
@@ -542,9 +546,9 @@ Status ImportSkyPilot(const Catalog& base, const std::vector<std::string>& paths
     std::string cloud = ToLower(options.cloud.empty() ? CloudOfPath(path) : options.cloud);
     const auto& clouds = SkyPilotClouds();
     if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "--cloud: cannot tell the cloud of {} ('{}' is not one of {}); pass --cloud", path,
-          cloud, Join(clouds, ", ")));
+      return Status::InvalidArgument(
+          fmt::format("--cloud: cannot tell the cloud of {} ('{}' is not one of {}); pass --cloud",
+                      path, cloud, Join(clouds, ", ")));
     }
     std::string text;
     Status s = ReadFile(path, &text);

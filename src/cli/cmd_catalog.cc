@@ -1,15 +1,15 @@
 // cloudfit catalog: what is loaded and how old it is; import SkyPilot or price-list files;
 // export the loaded catalog as a directory to edit.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "cli/catalog_directory.h"
 #include "cli/cli_common.h"
-#include "cloudfit/catalog_json.h"
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/catalog_info.h"
+#include "cloudfit/catalog_json.h"
 #include "util/date.h"
 #include "util/strings.h"
 #include "util/validate.h"
@@ -36,7 +36,9 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
   CatalogSummary s = Summarize(catalog, TodayDays());
   const FormatOptions& format = options.info_format;
   auto date = [](int days) { return days ? FormatIsoDate(days) : std::string("-"); };
-  auto date_cell = [](int days) { return days ? TableCell(FormatIsoDate(days)) : TableCell::Unknown(); };
+  auto date_cell = [](int days) {
+    return days ? TableCell(FormatIsoDate(days)) : TableCell::Unknown();
+  };
   if (format.json) {
     PrintJson(CatalogSummaryToJson(s));
     return;
@@ -57,15 +59,15 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
   int types = 0;
   for (const ProviderSummary& p : s.providers) {
     types += p.instance_types;
-    providers.AddRow({p.provider, std::to_string(p.instance_types),
-                      std::to_string(p.gpu_instance_types), std::to_string(p.offers),
-                      std::to_string(p.priced_offers), std::to_string(p.offers_per_region.size()),
-                      std::to_string(p.undated_offers), date_cell(p.oldest_as_of_days),
-                      date_cell(p.newest_as_of_days),
-                      p.age_days >= 0 ? TableCell(std::to_string(p.age_days) + (p.stale ? " (stale)" : ""))
-                                      : TableCell::Unknown(),
-                      p.age_days >= 0 ? TableCell(std::to_string(p.age_days)) : TableCell::Unknown(),
-                      p.stale ? "true" : "false"});
+    providers.AddRow(
+        {p.provider, std::to_string(p.instance_types), std::to_string(p.gpu_instance_types),
+         std::to_string(p.offers), std::to_string(p.priced_offers),
+         std::to_string(p.offers_per_region.size()), std::to_string(p.undated_offers),
+         date_cell(p.oldest_as_of_days), date_cell(p.newest_as_of_days),
+         p.age_days >= 0 ? TableCell(std::to_string(p.age_days) + (p.stale ? " (stale)" : ""))
+                         : TableCell::Unknown(),
+         p.age_days >= 0 ? TableCell(std::to_string(p.age_days)) : TableCell::Unknown(),
+         p.stale ? "true" : "false"});
     for (const auto& [region, count] : p.offers_per_region) {
       regions.AddRow({p.provider, region, std::to_string(count)});
     }
@@ -75,14 +77,13 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
     PrintTable(options.info_regions ? regions : providers, format);
     return;
   }
-  PrintNote(fmt::format("catalog: {}\n{} accelerators, {} CPU generations, {} models\n",
-                        s.origin, s.accelerators, s.cpus, s.models),
+  PrintNote(fmt::format("catalog: {}\n{} accelerators, {} CPU generations, {} models\n", s.origin,
+                        s.accelerators, s.cpus, s.models),
             format);
   if (!options.info_regions) {
     PrintTable(providers, format);
     PrintNote(fmt::format("\n{} instance types; prices as of {} to {} (today {})\n", types,
-                          date(s.oldest_as_of_days), date(s.newest_as_of_days),
-                          date(s.today_days)),
+                          date(s.oldest_as_of_days), date(s.newest_as_of_days), date(s.today_days)),
               format);
   }
   PrintTable(regions, format);
@@ -168,7 +169,8 @@ void RunImport(const GlobalOptions& global, const CatalogOptions& options) {
     if (!options.cloud.empty()) throw CliError{"--cloud applies to --input-format skypilot only"};
     ThrowIfError(ImportPriceList(base, options.files, &files, &report));
   } else {
-    throw CliError{"--input-format: '" + Shown(options.import_format) + "' is not one of skypilot, prices"};
+    throw CliError{"--input-format: '" + Shown(options.import_format) +
+                   "' is not one of skypilot, prices"};
   }
   WriteCatalogDirectory("--out", options.out_dir, files, options.force);
   PrintImportReport(report, options.out_dir, options.import_format_flags);
@@ -185,12 +187,11 @@ void RunExport(const GlobalOptions& global, const CatalogOptions& options) {
 
 void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<CatalogOptions>();
-  CLI::App* catalog =
-      app->add_subcommand("catalog", "Show, import, refresh or export the catalog");
+  CLI::App* catalog = app->add_subcommand("catalog", "Show, import, refresh or export the catalog");
   catalog->require_subcommand(1);
 
-  CLI::App* info = catalog->add_subcommand(
-      "info", "Counts per provider and region, and the age of the prices");
+  CLI::App* info =
+      catalog->add_subcommand("info", "Counts per provider and region, and the age of the prices");
   AddFormatFlags(info, &options->info_format);
   info->add_flag("--regions", options->info_regions,
                  "Only the offers per provider and region (the table --csv prints with it)")
@@ -199,12 +200,14 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
 
   CLI::App* import = catalog->add_subcommand(
       "import", "Merge SkyPilot catalog CSVs or a price list into a new catalog directory");
-  import->add_option("--input-format", options->import_format,
-                     "Format of the files: skypilot or prices")
+  import
+      ->add_option("--input-format", options->import_format,
+                   "Format of the files: skypilot or prices")
       ->capture_default_str();
   import->add_option("files", options->files, "Files to import")->required();
-  import->add_option("--out", options->out_dir,
-                     "Catalog directory to write (replaced atomically; use it with --catalog)")
+  import
+      ->add_option("--out", options->out_dir,
+                   "Catalog directory to write (replaced atomically; use it with --catalog)")
       ->required();
   import->add_option("--cloud", options->cloud,
                      "SkyPilot cloud of the files (default: each file's directory name)");
@@ -213,20 +216,22 @@ void AddCatalogCommand(CLI::App* app, const GlobalOptions* global) {
   AddFormatFlags(import, &options->import_format_flags);
   import->add_flag("--force", options->force,
                    "Replace --out even when it holds files that are not part of a catalog");
-  import->callback([global, options]() { RunImport(*global, *options); });
+  import->callback([global, options]() { RunImport(*global, *options);
+});
 
-  CLI::App* exporter = catalog->add_subcommand(
-      "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
-  exporter->add_option("dir", options->export_dir,
-                       "Directory to write (replaced whole and atomically; a directory holding "
-                       "other files is refused without --force)")
-      ->required();
-  exporter->add_flag("--force", options->force,
-                     "Replace the directory even when it holds files that are not part of a "
-                     "catalog");
-  exporter->callback([global, options]() { RunExport(*global, *options); });
+CLI::App* exporter = catalog->add_subcommand(
+    "export", "Write the loaded catalog's files to a directory, to edit and use with --catalog");
+exporter
+    ->add_option("dir", options->export_dir,
+                 "Directory to write (replaced whole and atomically; a directory holding "
+                 "other files is refused without --force)")
+    ->required();
+exporter->add_flag("--force", options->force,
+                   "Replace the directory even when it holds files that are not part of a "
+                   "catalog");
+exporter->callback([global, options]() { RunExport(*global, *options); });
 
-  AddCatalogRefreshCommand(catalog, global);
-}
+AddCatalogRefreshCommand(catalog, global);
+}  // namespace cloudfit::cli
 
 }  // namespace cloudfit::cli

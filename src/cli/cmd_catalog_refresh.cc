@@ -2,10 +2,10 @@
 // catalog directory, written atomically. Progress goes to stderr, the per-provider summary to
 // stdout. Exit 2 when a provider failed (the others' prices are still written) or when none
 // could be refreshed (nothing is written).
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/catalog_directory.h"
 #include "cli/cli_common.h"
@@ -29,9 +29,12 @@ struct RefreshFlags {
 
 std::string_view OutcomeName(ProviderRefreshReport::Outcome outcome) {
   switch (outcome) {
-    case ProviderRefreshReport::Outcome::kRefreshed: return "refreshed";
-    case ProviderRefreshReport::Outcome::kSkipped: return "skipped";
-    case ProviderRefreshReport::Outcome::kFailed: return "failed";
+    case ProviderRefreshReport::Outcome::kRefreshed:
+      return "refreshed";
+    case ProviderRefreshReport::Outcome::kSkipped:
+      return "skipped";
+    case ProviderRefreshReport::Outcome::kFailed:
+      return "failed";
   }
   return "";
 }
@@ -81,14 +84,17 @@ void PrintReport(const RefreshReport& report, const std::string& out_dir, bool w
   PrintTable(table, format);
   if (format.format() != OutputFormat::kTable) return;  // CSV and Markdown: the table only
   for (const ProviderRefreshReport& p : report.providers) {
-    if (!p.message.empty()) std::cout << fmt::format("\n{} {}: {}", p.provider, OutcomeName(p.outcome), p.message);
+    if (!p.message.empty())
+      std::cout << fmt::format("\n{} {}: {}", p.provider, OutcomeName(p.outcome), p.message);
     for (const auto& [reason, count] : p.skipped) {
       std::cout << fmt::format("\n{}: skipped {:>6}  {}", p.provider, count, reason);
     }
-    for (const std::string& note : p.notes) std::cout << fmt::format("\n{}: note: {}", p.provider, note);
+    for (const std::string& note : p.notes)
+      std::cout << fmt::format("\n{}: note: {}", p.provider, note);
   }
   std::cout << "\n";
-  if (written) std::cout << fmt::format("\nwrote {} (use it with --catalog {})\n", out_dir, out_dir);
+  if (written)
+    std::cout << fmt::format("\nwrote {} (use it with --catalog {})\n", out_dir, out_dir);
 }
 
 void Run(const GlobalOptions& global, const RefreshFlags& flags) {
@@ -117,9 +123,10 @@ void Run(const GlobalOptions& global, const RefreshFlags& flags) {
     for (const auto& p : report.providers) {
       if (p.outcome == ProviderRefreshReport::Outcome::kFailed) failed.push_back(p.provider);
     }
-    throw CliError{fmt::format("refresh incomplete: {} failed (see above); their rows in {} "
-                               "keep the prices they had, the other providers' are refreshed",
-                               Join(failed, ", "), flags.out_dir)};
+    throw CliError{
+        fmt::format("refresh incomplete: {} failed (see above); their rows in {} "
+                    "keep the prices they had, the other providers' are refreshed",
+                    Join(failed, ", "), flags.out_dir)};
   }
 }
 
@@ -129,27 +136,32 @@ void AddCatalogRefreshCommand(CLI::App* catalog, const GlobalOptions* global) {
   auto flags = std::make_shared<RefreshFlags>();
   CLI::App* refresh = catalog->add_subcommand(
       "refresh", "Fetch current prices from the providers' price APIs into a new catalog");
-  refresh->add_option("--provider", flags->providers,
-                      "Providers to refresh, comma-separated: " + Join(RefreshProviders(), ", ") +
-                          " (default: all)")
+  refresh
+      ->add_option("--provider", flags->providers,
+                   "Providers to refresh, comma-separated: " + Join(RefreshProviders(), ", ") +
+                       " (default: all)")
       ->delimiter(',');
-  refresh->add_option("--region", flags->regions,
-                      "Regions to price, comma-separated, or 'all' (default: the regions the "
-                      "catalog lists per provider)")
+  refresh
+      ->add_option("--region", flags->regions,
+                   "Regions to price, comma-separated, or 'all' (default: the regions the "
+                   "catalog lists per provider)")
       ->delimiter(',');
-  refresh->add_option("--out", flags->out_dir,
-                      "Catalog directory to write (replaced whole and atomically; a directory "
-                      "holding other files is refused without --force; use it with --catalog)")
+  refresh
+      ->add_option("--out", flags->out_dir,
+                   "Catalog directory to write (replaced whole and atomically; a directory "
+                   "holding other files is refused without --force; use it with --catalog)")
       ->required();
   refresh->add_flag("--force", flags->force,
                     "Replace --out even when it holds files that are not part of a catalog");
-  refresh->add_option("--from-dir", flags->from_dir,
-                      "Replay responses saved with --save-responses instead of fetching")
+  refresh
+      ->add_option("--from-dir", flags->from_dir,
+                   "Replay responses saved with --save-responses instead of fetching")
       ->check(CLI::ExistingDirectory);
   refresh->add_option("--save-responses", flags->save_dir,
                       "Keep every provider response in this directory (for --from-dir)");
-  refresh->add_option("--tencent-currency", flags->tencent_currency,
-                      "Currency of Tencent's answers: CNY (China site) or USD (international)")
+  refresh
+      ->add_option("--tencent-currency", flags->tencent_currency,
+                   "Currency of Tencent's answers: CNY (China site) or USD (international)")
       ->capture_default_str();
   AddFormatFlags(refresh, &flags->format);
   refresh->callback([global, flags]() { Run(*global, *flags); });

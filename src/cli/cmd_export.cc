@@ -1,10 +1,10 @@
 // cloudfit export: a chosen machine as a SkyPilot task, Terraform or Kubernetes manifests.
 // With --rank N it takes every flag of `recommend` and exports the N-th ranked offer; without
 // it, the instance type, region and pricing mode named by --instance, --region and --pricing.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/export.h"
@@ -48,7 +48,8 @@ std::string One(CLI::App* c, const std::string& name, const std::string& fallbac
 void Emit(const ExportFlags& f, ExportTarget target) {
   ExportFormat format;
   if (!ParseExportFormat(f.format, &format)) {
-    throw CliError{"--format: '" + Shown(f.format) + "' is not one of skypilot, terraform, kubernetes"};
+    throw CliError{"--format: '" + Shown(f.format) +
+                   "' is not one of skypilot, terraform, kubernetes"};
   }
   CLI::App* c = f.command;
   if (c->count("--name")) target.name = f.name;
@@ -58,8 +59,10 @@ void Emit(const ExportFlags& f, ExportTarget target) {
     TaskResources task;
     Status s = LoadSkyPilotTask(task_file, &task);
     if (!s.ok()) throw CliError{"--task: " + s.message()};
-    if (task.disk_size_gb && !c->count("--disk-gb")) target.disk_gb = static_cast<int>(*task.disk_size_gb);
-    if (format == ExportFormat::kSkyPilot) ThrowIfError(ReadFile(task_file, &target.base_task_yaml, kMaxDocumentBytes));
+    if (task.disk_size_gb && !c->count("--disk-gb"))
+      target.disk_gb = static_cast<int>(*task.disk_size_gb);
+    if (format == ExportFormat::kSkyPilot)
+      ThrowIfError(ReadFile(task_file, &target.base_task_yaml, kMaxDocumentBytes));
   }
   std::string text;
   ThrowIfError(Export(target, format, &text));
@@ -83,7 +86,8 @@ bool ExportNamedInstance(const ExportFlags& f) {
   PricingMode mode = PricingMode::kOnDemand;
   std::string pricing = One(c, "--pricing", "ondemand");
   if (!ParsePricingMode(pricing, &mode)) {
-    throw CliError{"--pricing: '" + Shown(pricing) + "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
+    throw CliError{"--pricing: '" + Shown(pricing) +
+                   "' is not one of ondemand, spot, reserved-1y, reserved-3y"};
   }
   Catalog catalog = LoadCatalogOrThrow(*f.global);
   ExportTarget target;
@@ -138,13 +142,17 @@ void AddExportCommand(CLI::App* app, const GlobalOptions* global) {
       ->check(WholeIn(1, 100000));
   c->add_option("--out", f->out, "Write to this file instead of standard output");
   c->add_option("--name", f->name, "Name of the task, instances and Kubernetes objects");
-  c->add_option("--disk-gb", f->disk_gb, "Boot disk, GB")->capture_default_str()->check(WholeIn(1, 65536, "GB"));
-  c->add_option("--nodes", f->nodes, "Nodes, with --instance")->capture_default_str()->check(WholeIn(1, 4096, "nodes"));
+  c->add_option("--disk-gb", f->disk_gb, "Boot disk, GB")
+      ->capture_default_str()
+      ->check(WholeIn(1, 65536, "GB"));
+  c->add_option("--nodes", f->nodes, "Nodes, with --instance")
+      ->capture_default_str()
+      ->check(WholeIn(1, 4096, "nodes"));
   c->add_option("--replicas", f->replicas, "Serving replicas, with --instance and --kind serve")
       ->capture_default_str()
       ->check(WholeIn(1, 10000, "replicas"));
-  GroupOptions(c, "Export", {"--format", "--rank", "--out", "--name", "--disk-gb", "--nodes",
-                             "--replicas"});
+  GroupOptions(c, "Export",
+               {"--format", "--rank", "--out", "--name", "--disk-gb", "--nodes", "--replicas"});
 }
 
 }  // namespace cloudfit::cli

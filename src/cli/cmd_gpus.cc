@@ -1,9 +1,9 @@
 // cloudfit gpus: the accelerator catalog, as a table or one GPU in detail.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/catalog_json.h"
@@ -33,14 +33,14 @@ void PrintDetail(const Accelerator& a, const FormatOptions& format) {
   Table table({{"field", "field"}, {"value", "value"}});
   table.AddRow({"name", a.name});
   table.AddRow({"aliases", Join(a.aliases, ", ")});
-  table.AddRow({"vendor / architecture", a.vendor + " " + a.architecture +
-                                             (a.compute_capability.empty()
-                                                  ? ""
-                                                  : " (compute " + a.compute_capability + ")")});
+  table.AddRow(
+      {"vendor / architecture",
+       a.vendor + " " + a.architecture +
+           (a.compute_capability.empty() ? "" : " (compute " + a.compute_capability + ")")});
   table.AddRow({"form factor", a.form_factor});
-  table.AddRow({"memory", fmt::format("{} GiB {}, {} GB/s", FormatNumber(a.memory_gib(), 0),
-                                      a.memory_type,
-                                      FormatNumber(a.memory_bandwidth_bytes_per_s / 1e9, 0))});
+  table.AddRow(
+      {"memory", fmt::format("{} GiB {}, {} GB/s", FormatNumber(a.memory_gib(), 0), a.memory_type,
+                             FormatNumber(a.memory_bandwidth_bytes_per_s / 1e9, 0))});
   for (int i = 0; i < kPrecisionCount; ++i) {
     Precision p = static_cast<Precision>(i);
     table.AddRow({"dense " + std::string(PrecisionName(p)),
@@ -54,7 +54,8 @@ void PrintDetail(const Accelerator& a, const FormatOptions& format) {
   table.AddRow({"PCIe", a.pcie_gen ? "gen " + std::to_string(a.pcie_gen) : "-"});
   table.AddRow({"TDP", FormatNumber(a.tdp_w, 0) + " W"});
   table.AddRow({"RT cores", std::to_string(a.rt_cores)});
-  table.AddRow({"NVENC", std::to_string(a.nvenc) + (a.av1_encode ? " (AV1 encode)" : " (no AV1 encode)")});
+  table.AddRow(
+      {"NVENC", std::to_string(a.nvenc) + (a.av1_encode ? " (AV1 encode)" : " (no AV1 encode)")});
   table.AddRow({"vGPU", a.vgpu ? "supported" : "no"});
   table.AddRow({"launched", a.launch_year ? std::to_string(a.launch_year) : "-"});
   table.AddRow({"source", a.source + " (read " + a.as_of + ")"});
@@ -86,7 +87,8 @@ void Run(const GlobalOptions& global, GpusOptions& options) {
     if (!options.architecture.empty() && ToLower(a.architecture) != ToLower(options.architecture)) {
       continue;
     }
-    if (options.memory_min_gib && a.memory_bytes / (1024.0 * 1024 * 1024) < *options.memory_min_gib) {
+    if (options.memory_min_gib &&
+        a.memory_bytes / (1024.0 * 1024 * 1024) < *options.memory_min_gib) {
       continue;
     }
     rows.push_back(&a);
@@ -126,13 +128,13 @@ void Run(const GlobalOptions& global, GpusOptions& options) {
                {"tdp_w", "W", true, 8},
                {"launch_year", "year", true, 9}});
   for (const Accelerator* a : rows) {
-    table.AddRow({a->name, a->architecture, FormatNumber(a->memory_gib(), 0),
-                  FormatNumber(a->memory_bandwidth_bytes_per_s / 1e9, 0),
-                  Tflops(*a, Precision::kFp32), Tflops(*a, Precision::kTf32),
-                  Tflops(*a, Precision::kFp16), Tflops(*a, Precision::kBf16),
-                  Tflops(*a, Precision::kFp8), Tflops(*a, Precision::kInt8),
-                  FormatNumber(a->nvlink_bytes_per_s / 1e9, 0), FormatNumber(a->tdp_w, 0),
-                  a->launch_year ? TableCell(std::to_string(a->launch_year)) : TableCell::Unknown()});
+    table.AddRow(
+        {a->name, a->architecture, FormatNumber(a->memory_gib(), 0),
+         FormatNumber(a->memory_bandwidth_bytes_per_s / 1e9, 0), Tflops(*a, Precision::kFp32),
+         Tflops(*a, Precision::kTf32), Tflops(*a, Precision::kFp16), Tflops(*a, Precision::kBf16),
+         Tflops(*a, Precision::kFp8), Tflops(*a, Precision::kInt8),
+         FormatNumber(a->nvlink_bytes_per_s / 1e9, 0), FormatNumber(a->tdp_w, 0),
+         a->launch_year ? TableCell(std::to_string(a->launch_year)) : TableCell::Unknown()});
   }
   PrintTable(table, options.format);
 }

@@ -18,8 +18,8 @@ struct InstancesOptions {
   FormatOptions format;
   // CLI11 fills plain doubles; ranges are assembled after parsing.
   std::optional<double> gpus_min, gpus_max, gpu_mem_min, gpu_mem_max, total_gpu_mem_min,
-      total_gpu_mem_max, vcpus_min, vcpus_max, mem_min, mem_max, mem_per_vcpu_min,
-      mem_per_vcpu_max, price_min, price_max;
+      total_gpu_mem_max, vcpus_min, vcpus_max, mem_min, mem_max, mem_per_vcpu_min, mem_per_vcpu_max,
+      price_min, price_max;
 };
 
 void AddRange(CLI::App* c, const std::string& name, std::optional<double>* min,
@@ -71,9 +71,8 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
     table.AddRow({t.provider, t.name, o.region->region,
                   t.has_gpu() ? TableCell(t.gpu_name()) : TableCell::Unknown(),
                   t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
-                  t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0",
-                  std::to_string(t.vcpus), FormatNumber(t.memory_gib(), 1), PriceCell(o),
-                  o.currency,
+                  t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0", std::to_string(t.vcpus),
+                  FormatNumber(t.memory_gib(), 1), PriceCell(o), o.currency,
                   o.region->as_of_known() ? FormatIsoDate(o.region->as_of_days) : "unknown"});
   }
   PrintTable(table, options.format);
@@ -90,7 +89,8 @@ void AddInstancesCommand(CLI::App* app, const GlobalOptions* global) {
   CLI::App* c = app->add_subcommand(
       "instances", "Filter and sort instance types and their prices across providers and regions");
   InstanceQuery& q = options->query;
-  c->add_option("--provider", q.providers, "Providers (aws, azure, gcp, alibaba, tencent, lambda, ...)")
+  c->add_option("--provider", q.providers,
+                "Providers (aws, azure, gcp, alibaba, tencent, lambda, ...)")
       ->delimiter(',');
   c->add_option("--region", q.regions, "Regions")->delimiter(',');
   c->add_option("--family", q.families, "Instance families (p4d, gn7i, ...)")->delimiter(',');
@@ -113,8 +113,9 @@ void AddInstancesCommand(CLI::App* app, const GlobalOptions* global) {
       ->capture_default_str();
   c->add_flag("--priced-only", q.priced_only, "Leave out offers whose price is unknown");
   c->add_option("--currency", q.currency, "Show prices in this currency (rates in currency.csv)");
-  c->add_option("--sort", q.sort_by, "Sort key: price, provider, instance, region, gpu, gpus, "
-                                     "gpu-memory, vcpus, memory, memory-per-vcpu, network, family")
+  c->add_option("--sort", q.sort_by,
+                "Sort key: price, provider, instance, region, gpu, gpus, "
+                "gpu-memory, vcpus, memory, memory-per-vcpu, network, family")
       ->capture_default_str();
   c->add_flag("--desc", q.descending, "Sort in descending order");
   c->add_flag("--per-type", q.one_per_type,

@@ -4,13 +4,13 @@
 // Exit status: the monitored command's own (128 + signal when a signal ended it), so monitor
 // can wrap a command in scripts; 0 with --pid; 2 for bad flags or files that cannot be written.
 // The command keeps stdin, stdout and stderr; the summary follows its output on stdout.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/gpu_sampler.h"
@@ -151,8 +151,9 @@ void AddMonitorCommand(CLI::App* app, const GlobalOptions* global) {
       "monitor",
       "Run a command (after --) or watch --pid, sampling GPU and CPU use; CSV/SVG series, "
       "summary and advice on the instance. Exits with the command's exit code");
-  CLI::Option* pid = c->add_option("--pid", flags->pid, "Watch this running process and its "
-                                                        "descendants instead of running a command")
+  CLI::Option* pid = c->add_option("--pid", flags->pid,
+                                   "Watch this running process and its "
+                                   "descendants instead of running a command")
                          ->check(WholeIn(1, 4194304));  // Linux's largest pid_max
   c->add_option("--interval", flags->interval, "Seconds between samples (0.05 to 3600)")
       ->check(FiniteNumber())

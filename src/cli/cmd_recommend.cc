@@ -1,11 +1,11 @@
 // cloudfit recommend: which instances to rent for a workload, ranked, with reasons. The flags
 // become the same JSON request a workload file, a JSON Lines line or POST /v1/recommend makes,
 // and go through the same decoder (cloudfit/request.h).
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cli/request_flags.h"
@@ -54,7 +54,8 @@ void PrintCosts(const Candidate& c, const std::string& currency, bool explain) {
   for (const CostLine& line : c.costs) {
     std::cout << fmt::format("    {:<9} {:>12}  {}\n", line.name,
                              line.amount ? FormatNumber(*line.amount, 2) : "unknown", line.detail);
-    if (!line.source.empty()) std::cout << fmt::format("    {:<9} {:>12}  source: {}\n", "", "", line.source);
+    if (!line.source.empty())
+      std::cout << fmt::format("    {:<9} {:>12}  source: {}\n", "", "", line.source);
   }
   std::cout << fmt::format("    {:<9} {:>12}\n", "total", FormatNumber(*c.total_cost, 2));
 }
@@ -79,8 +80,10 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
   // concerns every price in the table: it is said above it, with the other shared warnings.
   std::vector<std::string> notes;
   for (const std::string& n : r.notes) {
-    if (n.rfind("stale prices:", 0) == 0) table_warnings.push_back(n);
-    else notes.push_back(n);
+    if (n.rfind("stale prices:", 0) == 0)
+      table_warnings.push_back(n);
+    else
+      notes.push_back(n);
   }
   // A program reading CSV gets every warning in each row; people get the shared ones once.
   for (const std::string& warning : table_warnings) PrintTableWarning(warning, format);
@@ -103,7 +106,8 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
           "  autoscaling: {} to {} replicas; out above {:.0f}% GPU utilisation, in below {:.0f}%; "
           "{:.0f}% utilised at {} requests/s\n",
           a.min_replicas, a.max_replicas, 100 * a.scale_out_utilisation,
-          100 * a.scale_in_utilisation, 100 * a.utilisation_at_rate, FormatNumber(w.request_rate, 2));
+          100 * a.scale_in_utilisation, 100 * a.utilisation_at_rate,
+          FormatNumber(w.request_rate, 2));
     }
   }
   std::map<std::string, int> rejected;
@@ -139,8 +143,8 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_option
     return out;
   }
   out["ok"] = true;
-  out["recommendation"] = RecommendationToJson(decoded.workload, decoded.options, r,
-                                               decoded.options.top);
+  out["recommendation"] =
+      RecommendationToJson(decoded.workload, decoded.options, r, decoded.options.top);
   return out;
 }
 
@@ -221,7 +225,8 @@ CLI::App* AddRecommendLikeCommand(CLI::App* app, const GlobalOptions* global,
   AddTaskFlag(c, &f->task);
   AddCalibrationFlags(c, &f->calibration);
   AddRecommendOptionFlags(c, &f->options);
-  c->add_flag("--explain", f->explain, "Show every line of #1's bill with its quantities and source");
+  c->add_flag("--explain", f->explain,
+              "Show every line of #1's bill with its quantities and source");
   c->add_option("--why-not", f->why_not, "Explain where an instance type went");
   c->add_option("--plot", f->plot, "Write the time-versus-cost Pareto front as SVG");
   c->add_option("--jsonl", f->jsonl, "Read requests from JSON Lines ('-' for stdin)");

@@ -1,13 +1,12 @@
 // cloudfit: which cloud instance to rent for a job, how long it takes, what it costs, and why.
 // This file holds the table of subcommands; each subcommand lives in its own cmd_*.cc file.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <algorithm>
 
 #include "cli/cli_common.h"
 #include "cli/vocabulary.h"
@@ -59,9 +58,10 @@ std::string_view InvokedCommand(const std::vector<std::string>& args) {
 int Run(int argc, char** argv) {
   using namespace cloudfit::cli;
   cloudfit::KeepFreedMemory();
-  CLI::App app{"cloudfit: which cloud instance to rent for a job, how long it takes, what it "
-               "costs, and why.",
-               "cloudfit"};
+  CLI::App app{
+      "cloudfit: which cloud instance to rent for a job, how long it takes, what it "
+      "costs, and why.",
+      "cloudfit"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   GlobalOptions global;

@@ -1,10 +1,10 @@
 // The lines of a job's bill beyond instance hours: egress, storage, start-up, minimum billing and
 // licences, each with the quantities and the priced row behind it.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
-
-#include <fmt/format.h>
 
 #include "cloudfit/cost.h"
 #include "cloudfit/table.h"
@@ -61,13 +61,15 @@ double DatasetBytes(const Workload& w, std::string* how) {
   if (w.is_training() && w.tokens > 0 && w.is_llm_like()) {
     double unique = w.epochs > 0 ? w.tokens / w.epochs : w.tokens;
     double per_token = w.model.vocab > 65536 ? 4 : 2;
-    if (how) *how = fmt::format("data set of {} tokens x {:.0f} bytes (token ids; give data_gb)",
-                       FormatNumber(unique, 0), per_token);
+    if (how)
+      *how = fmt::format("data set of {} tokens x {:.0f} bytes (token ids; give data_gb)",
+                         FormatNumber(unique, 0), per_token);
     return unique * per_token;
   }
   if (w.is_training() && w.dataset_samples > 0 && w.data_type == DataType::kImage) {
-    if (how) *how = fmt::format("{} images x 110 KB (ImageNet's average JPEG; give data_gb)",
-                       FormatNumber(w.dataset_samples, 0));
+    if (how)
+      *how = fmt::format("{} images x 110 KB (ImageNet's average JPEG; give data_gb)",
+                         FormatNumber(w.dataset_samples, 0));
     return w.dataset_samples * kBytesPerImage;
   }
   if (w.kind == WorkloadKind::kRender) {
@@ -88,19 +90,22 @@ double EgressGb(const CostData& costs, const Workload& w, const JobBillInput& in
   if (w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad) {
     double mbps = StreamMbps(costs, w);
     double gb = in.sessions * mbps * 1e6 / 8 * in.hours * 3600 / kGB;
-    if (in.with_text) *how = fmt::format("{} sessions x {} Mbit/s x {} h", FormatNumber(in.sessions, 0),
-                       FormatNumber(mbps, 1), FormatNumber(in.hours, 0));
+    if (in.with_text)
+      *how = fmt::format("{} sessions x {} Mbit/s x {} h", FormatNumber(in.sessions, 0),
+                         FormatNumber(mbps, 1), FormatNumber(in.hours, 0));
     return gb;
   }
   if (w.kind == WorkloadKind::kServing) {
     double bytes = w.request_rate * in.hours * 3600 *
                    (w.output_tokens * kBytesPerOutputToken + kBytesPerResponse);
-    if (in.with_text) *how = fmt::format("{} requests/s x {} h x ({} tokens x 4 B + 2 KB framing)",
-                       FormatNumber(w.request_rate, 2), FormatNumber(in.hours, 0),
-                       w.output_tokens);
+    if (in.with_text)
+      *how =
+          fmt::format("{} requests/s x {} h x ({} tokens x 4 B + 2 KB framing)",
+                      FormatNumber(w.request_rate, 2), FormatNumber(in.hours, 0), w.output_tokens);
     return bytes / kGB;
   }
-  if (in.with_text) *how = "nothing sent out of the cloud (give egress_gb for results, checkpoints or data)";
+  if (in.with_text)
+    *how = "nothing sent out of the cloud (give egress_gb for results, checkpoints or data)";
   return 0;
 }
 
@@ -121,24 +126,26 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
     if (highest == nullptr) {
       line.amount.reset();
       if (!in.with_text) return line;
-      line.detail = fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
+      line.detail =
+          fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
       return line;
     }
     line.amount = Usd(catalog, gb * *highest->usd_per_gb, in.currency);
     if (!in.with_text) return line;
-    line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
-                              "(the highest known, {}'s)",
-                              FormatNumber(gb, 1), how, FormatNumber(*highest->usd_per_gb, 3),
-                              w.egress_to, provider, highest->provider);
+    line.detail = fmt::format(
+        "{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
+        "(the highest known, {}'s)",
+        FormatNumber(gb, 1), how, FormatNumber(*highest->usd_per_gb, 3), w.egress_to, provider,
+        highest->provider);
     line.source = "data/costs/egress.csv: " + highest->source;
     return line;
   }
   line.amount = Usd(catalog, gb * *price->usd_per_gb, in.currency);
   if (!in.with_text) return line;
-  line.detail = fmt::format("{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
-                            "not counted)",
-                            FormatNumber(gb, 1), how, FormatNumber(*price->usd_per_gb, 3),
-                            w.egress_to, provider);
+  line.detail = fmt::format(
+      "{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
+      "not counted)",
+      FormatNumber(gb, 1), how, FormatNumber(*price->usd_per_gb, 3), w.egress_to, provider);
   line.source = "data/costs/egress.csv (" + price->as_of + "): " + price->source;
   return line;
 }
@@ -170,8 +177,8 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
     if (price == nullptr) {
       line.amount.reset();
       if (!in.with_text) return line;
-      line.detail = fmt::format("{} for {} h: no known storage price", Gb(bytes),
-                                FormatNumber(in.hours, 1));
+      line.detail =
+          fmt::format("{} for {} h: no known storage price", Gb(bytes), FormatNumber(in.hours, 1));
       return line;
     }
     if (in.with_text) {
@@ -198,8 +205,8 @@ CostLine Startup(const JobBillInput& in) {
       "{} node(s) x {:.1f} min (boot {:.0f} s, image {} at {} MB/s {:.0f} s, model {} {:.0f} s) "
       "x {}/h",
       FormatNumber(nodes, 0), in.startup.total_s() / 60, in.startup.boot_s,
-      Gb(in.startup.image_bytes), FormatNumber(std::min(kImagePullBytesPerS,
-                                                        in.startup.network_bytes_per_s) / 1e6, 0),
+      Gb(in.startup.image_bytes),
+      FormatNumber(std::min(kImagePullBytesPerS, in.startup.network_bytes_per_s) / 1e6, 0),
       in.startup.image_s, Gb(in.startup.model_bytes), in.startup.model_s,
       FormatNumber(in.node_price_per_hour, 3));
   line.source = "assumptions: 120 s boot, 250 MB/s image pull, downloads at min(network, 1 GB/s)";
@@ -218,15 +225,17 @@ CostLine Billing(const CostData& costs, const JobBillInput& in) {
     return line;
   }
   double run_s = in.hours * 3600 + in.startup.total_s();
-  double billed = std::max(rule->minimum_s, std::ceil(run_s / rule->increment_s) * rule->increment_s);
+  double billed =
+      std::max(rule->minimum_s, std::ceil(run_s / rule->increment_s) * rule->increment_s);
   double extra_s = std::max(0.0, billed - run_s) * in.starts;
   double nodes = static_cast<double>(in.nodes) * in.replicas;
   line.amount = nodes * extra_s / 3600 * in.node_price_per_hour;
   if (!in.with_text) return line;
-  line.detail = fmt::format("{} node(s) x {:.0f} s rounded up ({} s increments, {} s minimum per "
-                            "start)",
-                            FormatNumber(nodes, 0), extra_s, FormatNumber(rule->increment_s, 0),
-                            FormatNumber(rule->minimum_s, 0));
+  line.detail = fmt::format(
+      "{} node(s) x {:.0f} s rounded up ({} s increments, {} s minimum per "
+      "start)",
+      FormatNumber(nodes, 0), extra_s, FormatNumber(rule->increment_s, 0),
+      FormatNumber(rule->minimum_s, 0));
   line.source = "data/costs/billing.csv: " + rule->source;
   return line;
 }
@@ -244,8 +253,10 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
       double vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
       usd += vcpus * hours * *p->usd;
       licensed = true;
-      if (in.with_text) parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD", FormatNumber(vcpus, 0),
-                                  FormatNumber(hours, 1), FormatNumber(*p->usd, 3)));
+      if (in.with_text)
+        parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD",
+                                    FormatNumber(vcpus, 0), FormatNumber(hours, 1),
+                                    FormatNumber(*p->usd, 3)));
       sources.push_back(p->source);
     }
   }
@@ -254,11 +265,11 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
     if (p != nullptr && p->usd) {
       usd += in.sessions * hours * *p->usd;
       licensed = true;
-      if (in.with_text) parts.push_back(fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
-                                  FormatNumber(in.sessions, 0), FormatNumber(hours, 1),
-                                  FormatNumber(*p->usd, 4),
-                                  *p->usd == 0 ? " (included by " + in.instance->provider + ")"
-                                               : ""));
+      if (in.with_text)
+        parts.push_back(fmt::format(
+            "RTX Virtual Workstation {} seats x {} h x {} USD{}", FormatNumber(in.sessions, 0),
+            FormatNumber(hours, 1), FormatNumber(*p->usd, 4),
+            *p->usd == 0 ? " (included by " + in.instance->provider + ")" : ""));
       sources.push_back(p->source);
     }
   }
@@ -290,11 +301,12 @@ std::string MissingLicence(const CostData& costs, const Workload& w, const Insta
 StartupTime EstimateStartup(const Workload& w, const InstanceType& instance) {
   StartupTime t;
   t.boot_s = kAssumedBootSeconds;
-  double network = instance.network_bits_per_s > 0 ? instance.network_bits_per_s
-                                                    : kUnknownNetworkBitsPerS;
+  double network =
+      instance.network_bits_per_s > 0 ? instance.network_bits_per_s : kUnknownNetworkBitsPerS;
   t.network_bytes_per_s = network / 8;
-  t.image_bytes = w.image_gb ? *w.image_gb * kGB : instance.has_gpu() ? kGpuImageBytes
-                                                                       : kCpuImageBytes;
+  t.image_bytes = w.image_gb           ? *w.image_gb * kGB
+                  : instance.has_gpu() ? kGpuImageBytes
+                                       : kCpuImageBytes;
   t.image_s = t.image_bytes / std::min(kImagePullBytesPerS, t.network_bytes_per_s);
   if (w.model.params > 0) {
     // Published checkpoints are 16-bit; quantised serving downloads its own format.
@@ -329,8 +341,8 @@ void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Wor
   if (!Excluded(excluded, "licences")) visit(Licences(catalog, costs, w, in));
 }
 
-std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs,
-                                   const Workload& w, const JobBillInput& in,
+std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs, const Workload& w,
+                                   const JobBillInput& in,
                                    const std::vector<std::string>& excluded) {
   std::vector<CostLine> lines;
   lines.reserve(5);

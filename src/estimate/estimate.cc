@@ -2,10 +2,10 @@
 // compute classes, explanation terms, and data preprocessing (the simplest kind).
 #include "cloudfit/estimate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/estimate_scratch.h"

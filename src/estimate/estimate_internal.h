@@ -40,8 +40,7 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
                         const EstimateOptions& options, Estimate* e);
 Status EstimateInference(const Catalog& catalog, const Workload& w, const Hardware& hw,
                          Estimate* out);
-Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware& hw,
-                      Estimate* out);
+Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware& hw, Estimate* out);
 Status EstimatePreprocess(const Catalog& catalog, const Workload& w, const Hardware& hw,
                           Estimate* out);
 Status EstimateClassicMl(const Catalog& catalog, const Workload& w, const Hardware& hw,

@@ -20,17 +20,22 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
   p->name = r.RequiredText("engine");
   for (std::string& a : SplitList(r.Text("aliases"), '|')) p->aliases.push_back(std::move(a));
   std::string batching = ToLower(r.RequiredText("batching"));
-  if (batching == "single") p->batching = BatchingPolicy::kSingle;
-  else if (batching == "static") p->batching = BatchingPolicy::kStatic;
-  else if (batching == "continuous") p->batching = BatchingPolicy::kContinuous;
-  else if (r.status().ok()) r.Fail("batching", "'" + batching + "': single, static or continuous");
+  if (batching == "single")
+    p->batching = BatchingPolicy::kSingle;
+  else if (batching == "static")
+    p->batching = BatchingPolicy::kStatic;
+  else if (batching == "continuous")
+    p->batching = BatchingPolicy::kContinuous;
+  else if (r.status().ok())
+    r.Fail("batching", "'" + batching + "': single, static or continuous");
   std::string kv = ToLower(r.RequiredText("kv_allocation"));
   if (kv != "paged" && kv != "contiguous" && r.status().ok()) {
     r.Fail("kv_allocation", "'" + kv + "': paged or contiguous");
   }
   p->paged_kv = kv == "paged";
   p->max_batch = static_cast<int>(r.Number("max_batch", 1, 1 << 20));
-  p->max_batch_large_gpu = static_cast<int>(r.OptionalNumber("max_batch_large_gpu", 1, 1 << 20).value_or(0));
+  p->max_batch_large_gpu =
+      static_cast<int>(r.OptionalNumber("max_batch_large_gpu", 1, 1 << 20).value_or(0));
   p->prefill_chunk_tokens = static_cast<int>(r.Number("prefill_chunk_tokens", 16, 1 << 24));
   p->prefill_chunk_tokens_large_gpu =
       static_cast<int>(r.OptionalNumber("prefill_chunk_tokens_large_gpu", 16, 1 << 24).value_or(0));
@@ -51,10 +56,14 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
   }
   for (const std::string& mode : SplitList(r.RequiredText("multi_gpu"), '|')) {
     std::string m = ToLower(mode);
-    if (m == "tensor") p->tensor_parallel = true;
-    else if (m == "pipeline") p->pipeline_parallel = true;
-    else if (m == "layers") p->layer_split = true;
-    else if (r.status().ok()) r.Fail("multi_gpu", "'" + m + "': tensor, pipeline or layers");
+    if (m == "tensor")
+      p->tensor_parallel = true;
+    else if (m == "pipeline")
+      p->pipeline_parallel = true;
+    else if (m == "layers")
+      p->layer_split = true;
+    else if (r.status().ok())
+      r.Fail("multi_gpu", "'" + m + "': tensor, pipeline or layers");
   }
   p->decode_bandwidth_efficiency = r.OptionalNumber("decode_bandwidth_efficiency", 0.01, 1);
   p->prefill_compute_efficiency = r.OptionalNumber("prefill_compute_efficiency", 0.01, 1);
@@ -77,9 +86,9 @@ Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfi
   }
   if (s.ok()) {
     s = file->RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
-                              "prefill_chunk_tokens", "memory_utilization",
-                              "memory_utilization_of", "kv_cache_dtypes", "multi_gpu",
-                              "step_overhead_ms", "as_of", "source"});
+                              "prefill_chunk_tokens", "memory_utilization", "memory_utilization_of",
+                              "kv_cache_dtypes", "multi_gpu", "step_overhead_ms", "as_of",
+                              "source"});
   }
   if (!s.ok()) return s;
   for (const CsvRow& row : file->rows) {
@@ -92,8 +101,7 @@ Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfi
   return Status::OK();
 }
 
-Status FindServingEngine(const Catalog& catalog, std::string_view name,
-                         ServingEngineProfile* out) {
+Status FindServingEngine(const Catalog& catalog, std::string_view name, ServingEngineProfile* out) {
   std::vector<ServingEngineProfile> engines;
   Status s = LoadServingEngines(catalog, &engines);
   if (!s.ok()) return s;
@@ -108,8 +116,8 @@ Status FindServingEngine(const Catalog& catalog, std::string_view name,
     }
     names.push_back(e.name);
   }
-  return Status::NotFound(fmt::format("unknown serving engine '{}'; known: {}", name,
-                                      Join(names, ", ")));
+  return Status::NotFound(
+      fmt::format("unknown serving engine '{}'; known: {}", name, Join(names, ", ")));
 }
 
 double KvCacheBytesPerElement(std::string_view dtype, double auto_bytes) {
@@ -132,8 +140,9 @@ Status ResolveServingEngine(const Catalog& catalog, Workload* w) {
     bool offered = false;
     for (const std::string& d : p.kv_cache_dtypes) offered |= d == w->kv_cache_dtype;
     if (!offered) {
-      return Status::InvalidArgument(fmt::format("kv_cache_dtype: {} does not offer '{}'; it offers {}",
-                                                 p.name, w->kv_cache_dtype, Join(p.kv_cache_dtypes, ", ")));
+      return Status::InvalidArgument(
+          fmt::format("kv_cache_dtype: {} does not offer '{}'; it offers {}", p.name,
+                      w->kv_cache_dtype, Join(p.kv_cache_dtypes, ", ")));
     }
   }
   if (w->tensor_parallel > 1 && w->pipeline_parallel > 1) {
@@ -149,16 +158,20 @@ Status ResolveServingEngine(const Catalog& catalog, Workload* w) {
     return Status::InvalidArgument(fmt::format("pp: {} has no pipeline or layer split", p.name));
   }
   if (w->layer_split && !p.layer_split && !p.pipeline_parallel) {
-    return Status::InvalidArgument(fmt::format("multi_gpu: {} cannot split layers over GPUs", p.name));
+    return Status::InvalidArgument(
+        fmt::format("multi_gpu: {} cannot split layers over GPUs", p.name));
   }
   return Status::OK();
 }
 
 std::string_view BatchingPolicyName(BatchingPolicy policy) {
   switch (policy) {
-    case BatchingPolicy::kSingle: return "one request at a time";
-    case BatchingPolicy::kStatic: return "static batching";
-    case BatchingPolicy::kContinuous: return "continuous batching";
+    case BatchingPolicy::kSingle:
+      return "one request at a time";
+    case BatchingPolicy::kStatic:
+      return "static batching";
+    case BatchingPolicy::kContinuous:
+      return "continuous batching";
   }
   return "";
 }

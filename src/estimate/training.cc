@@ -2,11 +2,11 @@
 // that fits and runs fastest, and the time of one optimizer step as the sum of its operators'
 // forward, backward and recomputed passes, the optimizer update, the collectives that the
 // backward pass does not hide, the pipeline bubble and the input pipeline.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/estimate_scratch.h"
@@ -29,10 +29,14 @@ constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
 // m, v and the 16-bit weight written (14).
 double OptimizerTrafficBytesPerParam(Optimizer o) {
   switch (o) {
-    case Optimizer::kAdamW: return 28;
-    case Optimizer::kSgdMomentum: return 20;
-    case Optimizer::kAdafactor: return 14;
-    case Optimizer::kAdam8bit: return 16;
+    case Optimizer::kAdamW:
+      return 28;
+    case Optimizer::kSgdMomentum:
+      return 20;
+    case Optimizer::kAdafactor:
+      return 14;
+    case Optimizer::kAdam8bit:
+      return 16;
   }
   return 28;
 }
@@ -91,7 +95,7 @@ class TrainingEstimator {
                   bool selective) const {
     const Hardware& hw = *s_.hardware;
     using Kind = EstimateScratch::Tables::PassKind;
-    Kind kind = selective ? Kind::kSelectiveRecompute
+    Kind kind = selective                 ? Kind::kSelectiveRecompute
                 : pass == Pass::kBackward ? Kind::kBackward
                                           : Kind::kForward;
     auto time = [&] {
@@ -109,8 +113,8 @@ class TrainingEstimator {
       return TimePass(core, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
     };
     if (tables_ == nullptr || !hw.has_gpu()) return time();
-    EstimateScratch::Tables::PassKey key{hw.gpu, hw.gpu_memory_bytes, l.tensor_parallel,
-                                         l.pipeline_parallel, l.micro_batch, kind};
+    EstimateScratch::Tables::PassKey key{
+        hw.gpu, hw.gpu_memory_bytes, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, kind};
     auto it = tables_->passes.find(key);
     if (it == tables_->passes.end()) it = tables_->passes.emplace(key, time()).first;
     return it->second;
@@ -199,8 +203,8 @@ class TrainingEstimator {
       } else {
         double bytes = params_on_device * GradientBytesPerParam(w, s_.lora);
         double backward_last = bwd.seconds() + rec.seconds();
-        GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel,
-                                                     backward_last, kDdpBucketBytes);
+        GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel, backward_last,
+                                                     kDdpBucketBytes);
         t.communication_s += sync.exposed_s;
         if (l.zero_stage >= 1 && !s_.lora) {
           // ZeRO-1/2: each rank updates its shard, then the updated 16-bit weights are
@@ -236,13 +240,11 @@ class TrainingEstimator {
       double bytes_per_sample = w.data_gb * 1e9 / w.dataset_samples;
       t.input_s = std::max(t.input_s, l.global_batch * bytes_per_sample / (*w.storage_gb_s * 1e9));
     }
-    std::pair<double, const char*> parts[] = {{t.compute_s, "compute"},
-                                              {t.memory_s, "memory bandwidth"},
-                                              {t.launch_s, "kernel launches"},
-                                              {t.communication_s, "communication"},
-                                              {t.bubble_s, "pipeline bubble"},
-                                              {t.optimizer_s, "optimizer step"},
-                                              {t.input_s, "input pipeline"}};
+    std::pair<double, const char*> parts[] = {
+        {t.compute_s, "compute"},        {t.memory_s, "memory bandwidth"},
+        {t.launch_s, "kernel launches"}, {t.communication_s, "communication"},
+        {t.bubble_s, "pipeline bubble"}, {t.optimizer_s, "optimizer step"},
+        {t.input_s, "input pipeline"}};
     *bottleneck = std::max_element(std::begin(parts), std::end(parts))->second;
     if (t.input_s > t.step_s) t.step_s = t.input_s;
     return t;
@@ -258,8 +260,9 @@ class TrainingEstimator {
     if (micro == 0 && global == 0) micro = s_.transformer ? 1 : 32;
     if (micro == 0) {
       if (global % dp != 0) {
-        return Status::InvalidArgument(fmt::format(
-            "batch: the global batch {} does not divide over {} data-parallel replicas", global, dp));
+        return Status::InvalidArgument(
+            fmt::format("batch: the global batch {} does not divide over {} data-parallel replicas",
+                        global, dp));
       }
       micro = global / dp;
       // A pipeline needs p micro-batches in flight, and fills best with many: Megatron-LM's
@@ -296,13 +299,19 @@ class TrainingEstimator {
     int devices = hw.has_gpu() ? hw.total_gpus() : 1;
     int per_node = hw.has_gpu() ? static_cast<int>(std::ceil(hw.gpus_per_node)) : 1;
     std::vector<int> tps, pps;
-    if (w.tensor_parallel > 0) tps = {w.tensor_parallel};
-    else for (int t = 1; t <= per_node; t *= 2) tps.push_back(t);
-    if (w.pipeline_parallel > 0) pps = {w.pipeline_parallel};
-    else for (int p = 1; p <= devices; p *= 2) pps.push_back(p);
+    if (w.tensor_parallel > 0)
+      tps = {w.tensor_parallel};
+    else
+      for (int t = 1; t <= per_node; t *= 2) tps.push_back(t);
+    if (w.pipeline_parallel > 0)
+      pps = {w.pipeline_parallel};
+    else
+      for (int p = 1; p <= devices; p *= 2) pps.push_back(p);
     std::vector<int> zeros;
-    if (w.zero_stage >= 0) zeros = {w.zero_stage};
-    else zeros = {0, 1, 2, 3};
+    if (w.zero_stage >= 0)
+      zeros = {w.zero_stage};
+    else
+      zeros = {0, 1, 2, 3};
     bool found = false, any = false;
     Plan best, smallest;
     for (int zero : zeros) {
@@ -385,7 +394,8 @@ double StepsForAmount(const Workload& w, const Layout& l, int seq, bool transfor
   if (w.samples > 0) return w.samples / per_step_samples;
   if (w.epochs > 0 && w.dataset_samples > 0) return w.epochs * w.dataset_samples / per_step_samples;
   if (w.steps > 0) return w.steps;
-  notes->push_back("no amount of work given (tokens, samples, epochs or steps): total time is for 1,000 steps");
+  notes->push_back(
+      "no amount of work given (tokens, samples, epochs or steps): total time is for 1,000 steps");
   return 1000;
 }
 
@@ -399,21 +409,22 @@ void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Wor
                       d.math_unit, d.peak_matrix_flops / 1e12, d.clock_ratio));
   AddTerm(e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
           fmt::format("achievable, of {:.0f} GB/s on the datasheet", d.datasheet_bandwidth / 1e9));
-  AddTerm(e, "software efficiency", s.stack.gemm_fraction, "",
-          fmt::format("{}: GEMMs {:.2f}, convolutions {:.2f}, fused attention {:.2f} of the "
-                      "matrix rate; memory-bound kernels {:.2f} (reductions {:.2f}) of the "
-                      "bandwidth; {:.1f} us per kernel launch, {:.1f} us host dispatch per "
-                      "operator (data/efficiency.csv)",
-                      s.stack.name, s.stack.gemm_fraction, s.stack.conv_fraction,
-                      s.stack.attention_fraction, s.stack.stream_fraction,
-                      s.stack.reduction_fraction, s.stack.kernel_gap_s * 1e6,
-                      s.stack.dispatch_s * 1e6));
-  AddTerm(e, "layout", devices, "devices",
-          fmt::format("data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch "
-                      "{}, {} accumulation steps",
-                      plan.layout.data_parallel, plan.layout.zero_stage, plan.layout.tensor_parallel,
-                      plan.layout.pipeline_parallel, plan.layout.micro_batch,
-                      plan.layout.global_batch, plan.layout.grad_accumulation));
+  AddTerm(
+      e, "software efficiency", s.stack.gemm_fraction, "",
+      fmt::format("{}: GEMMs {:.2f}, convolutions {:.2f}, fused attention {:.2f} of the "
+                  "matrix rate; memory-bound kernels {:.2f} (reductions {:.2f}) of the "
+                  "bandwidth; {:.1f} us per kernel launch, {:.1f} us host dispatch per "
+                  "operator (data/efficiency.csv)",
+                  s.stack.name, s.stack.gemm_fraction, s.stack.conv_fraction,
+                  s.stack.attention_fraction, s.stack.stream_fraction, s.stack.reduction_fraction,
+                  s.stack.kernel_gap_s * 1e6, s.stack.dispatch_s * 1e6));
+  AddTerm(
+      e, "layout", devices, "devices",
+      fmt::format("data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch "
+                  "{}, {} accumulation steps",
+                  plan.layout.data_parallel, plan.layout.zero_stage, plan.layout.tensor_parallel,
+                  plan.layout.pipeline_parallel, plan.layout.micro_batch, plan.layout.global_batch,
+                  plan.layout.grad_accumulation));
   // Time by operator group, one micro-batch (forward + backward + recompute).
   for (const auto& [name, g] : plan.passes.groups) {
     if (g.kernels <= 0) continue;
@@ -427,13 +438,15 @@ void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Wor
   }
   AddTerm(e, "weights", plan.memory.weights_bytes / kGiB, "GiB",
           w.kind == WorkloadKind::kQlora ? "NF4 base (4.127 bits/param) + fp32 adapters"
-          : w.kind == WorkloadKind::kLora ? "frozen base + fp32 adapters"
-                                          : "params x bytes/param / (tensor x pipeline [x data under ZeRO-3])");
+          : w.kind == WorkloadKind::kLora
+              ? "frozen base + fp32 adapters"
+              : "params x bytes/param / (tensor x pipeline [x data under ZeRO-3])");
   AddTerm(e, "gradients", plan.memory.gradients_bytes / kGiB, "GiB",
           w.optimizer_in_backward ? "stepped in backward: about one matrix at a time"
                                   : "sharded by ZeRO >= 2");
   AddTerm(e, "optimizer", plan.memory.optimizer_bytes / kGiB, "GiB",
-          "mixed-precision Adam K=12 bytes/param (ZeRO paper; DeepSpeed's 18 adds fp32 grads), sharded by ZeRO >= 1");
+          "mixed-precision Adam K=12 bytes/param (ZeRO paper; DeepSpeed's 18 adds fp32 grads), "
+          "sharded by ZeRO >= 1");
   AddTerm(e, "activations", plan.memory.activations_bytes / kGiB, "GiB",
           s.transformer ? "Korthikanti et al. 2022 per layer x layers (+ logits)"
                         : "every operator output of the forward pass x micro-batch");
@@ -481,7 +494,8 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   }
   int devices = hw.has_gpu() ? hw.total_gpus() : 1;
   if (devices > 1) {
-    e->scaling_efficiency = samples_per_s / (devices * model.SamplesPerSecondOnOneDevice(plan.layout));
+    e->scaling_efficiency =
+        samples_per_s / (devices * model.SamplesPerSecondOnOneDevice(plan.layout));
     if (e->scaling_efficiency < 0.5 && plan.bottleneck == "communication") {
       e->notes.push_back(fmt::format(
           "communication-bound: {} GPUs reach {:.0f}% of {} x one GPU's throughput over {}",

@@ -1,10 +1,10 @@
 // Rendering, real-time streaming and CAD visualisation: GPU render throughput from Blender Open
 // Data scores; sessions per instance from what each session needs (vCPUs, host RAM, GPU memory,
 // NVENC capacity, data/sessions.csv), the binding one named; memory from the scene.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "catalog/reference_tables.h"
 #include "cloudfit/table.h"
@@ -81,8 +81,9 @@ Status FindSessionNeeds(const Catalog& catalog, const Workload& w, SessionNeeds*
     found = true;
   }
   if (!found && !w.session_profile.empty() && !profiles.empty()) {
-    return Status::InvalidArgument(fmt::format("session_profile: '{}' is not a {} profile; one of {}",
-                                               w.session_profile, kind, Join(profiles, ", ")));
+    return Status::InvalidArgument(
+        fmt::format("session_profile: '{}' is not a {} profile; one of {}", w.session_profile, kind,
+                    Join(profiles, ", ")));
   }
   if (w.vcpus_per_session > 0) out->vcpus = w.vcpus_per_session;
   if (w.ram_gib_per_session > 0) out->ram_gib = w.ram_gib_per_session;
@@ -98,8 +99,7 @@ constexpr double kHostReserveGib = 2;
 
 }  // namespace
 
-Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware& hw,
-                      Estimate* e) {
+Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware& hw, Estimate* e) {
   if (!hw.has_gpu()) {
     return Status::InvalidArgument(
         "--gpu or --instance: rendering and visualisation are estimated on GPUs");
@@ -171,8 +171,8 @@ Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware&
       } else {
         encode = per_engine * gpu.nvenc;
         AddTerm(e, "encoder streams", encode, "streams/GPU",
-                fmt::format("{} NVENC x {:.1f} streams ({} {}x{} at {} fps)", gpu.nvenc,
-                            per_engine, w.codec, w.width, w.height, w.fps));
+                fmt::format("{} NVENC x {:.1f} streams ({} {}x{} at {} fps)", gpu.nvenc, per_engine,
+                            w.codec, w.width, w.height, w.fps));
       }
     }
     double render = 1e9;
@@ -185,13 +185,15 @@ Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware&
       const char* name;
       double sessions;
     };
-    std::vector<Limit> limits = {{"video encoder", encode * gpus}, {"GPU rendering", render * gpus}};
+    std::vector<Limit> limits = {{"video encoder", encode * gpus},
+                                 {"GPU rendering", render * gpus}};
     if (needs.gpu_memory_gib > 0) {
       // vGPU profiles divide the board's frame buffer exactly (a T4 holds two 8Q profiles);
       // sessions sharing a GPU otherwise each keep a CUDA/graphics context.
-      double per_gpu = gpu.vgpu ? std::floor(gpu.memory_bytes / (needs.gpu_memory_gib * kGiB) + 1e-9)
-                                : std::floor((hw.gpu_memory_bytes - kCudaRuntimeBytes) /
-                                             (needs.gpu_memory_gib * kGiB));
+      double per_gpu = gpu.vgpu
+                           ? std::floor(gpu.memory_bytes / (needs.gpu_memory_gib * kGiB) + 1e-9)
+                           : std::floor((hw.gpu_memory_bytes - kCudaRuntimeBytes) /
+                                        (needs.gpu_memory_gib * kGiB));
       limits.push_back({"GPU memory", std::max(0.0, per_gpu) * gpus});
       AddTerm(e, "GPU memory per session", needs.gpu_memory_gib, "GiB", needs.source);
     }
@@ -224,25 +226,24 @@ Status EstimateVisual(const Catalog& catalog, const Workload& w, const Hardware&
     e->total_s = 3600;
     std::vector<std::string> parts;
     for (const Limit& l : limits) {
-      if (l.sessions < 1e8) parts.push_back(fmt::format("{} {}", l.name, FormatNumber(l.sessions, 0)));
+      if (l.sessions < 1e8)
+        parts.push_back(fmt::format("{} {}", l.name, FormatNumber(l.sessions, 0)));
     }
-    AddTerm(e, "sessions per instance", sessions, "sessions",
-            "smallest of: " + Join(parts, ", "));
+    AddTerm(e, "sessions per instance", sessions, "sessions", "smallest of: " + Join(parts, ", "));
     if (sessions < w.streams) {
       e->notes.push_back(fmt::format("{} sessions needed, one {} carries {} (bound by {})",
-                                     w.streams, hw.name, FormatNumber(sessions, 0),
-                                     binding->name));
+                                     w.streams, hw.name, FormatNumber(sessions, 0), binding->name));
     }
     if (sessions < 1) {
-      e->notes.insert(e->notes.begin(),
-                      fmt::format("carries no session: {} binds ({})", binding->name,
-                                  Join(parts, ", ")));
+      e->notes.insert(e->notes.begin(), fmt::format("carries no session: {} binds ({})",
+                                                    binding->name, Join(parts, ", ")));
     }
     if (w.kind == WorkloadKind::kCad) {
       e->notes.push_back(gpu.vgpu ? "CAD seats run NVIDIA's RTX Virtual Workstation driver on vGPU "
                                     "profiles: its licence is a line of the bill"
-                                  : gpu.name + " is not on NVIDIA's vGPU list: one seat per GPU "
-                                               "(pass-through) and no certified RTX vWS driver");
+                                  : gpu.name +
+                                        " is not on NVIDIA's vGPU list: one seat per GPU "
+                                        "(pass-through) and no certified RTX vWS driver");
     } else if (r.streams_per_gpu > 1) {
       e->notes.push_back(fmt::format(
           "{} sessions share each GPU: a multi-session engine (containers, Pixel Streaming) or "

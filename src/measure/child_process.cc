@@ -171,8 +171,7 @@ Status ChildProcess::Start(ChildOptions options, std::unique_ptr<ChildProcess>* 
   if (n > 0) {
     child->Wait(-1);
     child->Reap();
-    return Status::InvalidArgument("cannot run '" + options.argv[0] + "': " +
-                                   strerror(exec_errno));
+    return Status::InvalidArgument("cannot run '" + options.argv[0] + "': " + strerror(exec_errno));
   }
   *out = std::move(child);
   return Status::OK();

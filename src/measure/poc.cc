@@ -1,6 +1,7 @@
 // The proof of concept: runs, throughput parsing, MTTR, and the report.
 #include "cloudfit/poc.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -10,8 +11,6 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cloudfit/table.h"
 #include "measure/child_process.h"
@@ -110,9 +109,10 @@ Status RunOnce(const RunContext& ctx, int gpus, double limit, RunEnd end, PocRun
   for (;;) {
     if (int sig = SignalCatcher::TakePending()) {
       child->Stop(o.stop_grace_seconds);
-      return Status::InvalidArgument(fmt::format("interrupted by signal {}; the command's "
-                                                 "process group was stopped",
-                                                 sig));
+      return Status::InvalidArgument(
+          fmt::format("interrupted by signal {}; the command's "
+                      "process group was stopped",
+                      sig));
     }
     if (child->Wait(kPollSeconds)) {
       run->ended_by_itself = true;
@@ -146,9 +146,10 @@ void CheckRun(const PocRun& run, const PocOptions& o, std::vector<std::string>* 
   if (run.values.empty()) {
     warnings->push_back(name + " printed no line matching --throughput-regex");
   } else if (static_cast<int>(run.values.size()) <= o.warmup) {
-    warnings->push_back(fmt::format("{} printed {} throughput values, not more than --warmup "
-                                    "{}: the median of them all is used",
-                                    name, run.values.size(), o.warmup));
+    warnings->push_back(
+        fmt::format("{} printed {} throughput values, not more than --warmup "
+                    "{}: the median of them all is used",
+                    name, run.values.size(), o.warmup));
   }
   if (run.ended_by_itself && run.exit_code && *run.exit_code != 0) {
     warnings->push_back(fmt::format("{} exited with code {}", name, *run.exit_code));
@@ -166,8 +167,9 @@ const std::string& DefaultThroughputRegex() {
 
 Status CheckPocOptions(const PocOptions& o) {
   if (o.command.empty() || o.command[0].empty()) {
-    return Status::InvalidArgument("no command: give it after '--', e.g. cloudfit poc -- "
-                                   "torchrun --nproc_per_node={gpus} train.py");
+    return Status::InvalidArgument(
+        "no command: give it after '--', e.g. cloudfit poc -- "
+        "torchrun --nproc_per_node={gpus} train.py");
   }
   if (o.gpus < 1) return Status::InvalidArgument("--gpus: must be at least 1");
   if (!(o.duration_seconds > 0) || !std::isfinite(o.duration_seconds)) {
@@ -192,9 +194,10 @@ Status CheckPocOptions(const PocOptions& o) {
   }
   if (has_kill) {
     if (!(o.kill_after_seconds > 0) || o.kill_after_seconds >= o.duration_seconds) {
-      return Status::InvalidArgument("--kill-after: must be more than 0 and less than "
-                                     "--duration (" + FormatNumberShort(o.duration_seconds) +
-                                     " s)");
+      return Status::InvalidArgument(
+          "--kill-after: must be more than 0 and less than "
+          "--duration (" +
+          FormatNumberShort(o.duration_seconds) + " s)");
     }
     std::error_code ec;
     if (!std::filesystem::is_directory(o.checkpoint_dir, ec)) {
@@ -265,9 +268,9 @@ Status RunPoc(const PocOptions& o, PocResult* out) {
     CheckRun(multi, o, &result.warnings);
 
     if (mttr && !multi.killed) {
-      result.warnings.push_back(fmt::format(
-          "the {} run ended by itself before --kill-after {} s: MTTR not measured",
-          GpuWord(o.gpus), FormatNumberShort(o.kill_after_seconds)));
+      result.warnings.push_back(
+          fmt::format("the {} run ended by itself before --kill-after {} s: MTTR not measured",
+                      GpuWord(o.gpus), FormatNumberShort(o.kill_after_seconds)));
     } else if (mttr) {
       PocMttr m;
       m.kill_after_seconds = o.kill_after_seconds;
@@ -280,13 +283,13 @@ Status RunPoc(const PocOptions& o, PocResult* out) {
       } else {
         m.lost_work_seconds = std::max(0.0, kill_wall - mtime);
         if (*m.lost_work_seconds > multi.seconds) {
-          result.warnings.push_back("the newest checkpoint predates the killed run: it was "
-                                    "left by an earlier run");
+          result.warnings.push_back(
+              "the newest checkpoint predates the killed run: it was "
+              "left by an earlier run");
         }
       }
       Clock::time_point kill_time = end_time;
-      progress(fmt::format("restarting on {} until its first throughput line",
-                           GpuWord(o.gpus)));
+      progress(fmt::format("restarting on {} until its first throughput line", GpuWord(o.gpus)));
       PocRun restart;
       std::optional<Clock::time_point> first;
       s = RunOnce(ctx, o.gpus, o.restart_timeout_seconds, RunEnd::kFirstValue, &restart, &first,
@@ -322,8 +325,8 @@ std::string ValueNote(const PocRun& run, int warmup) {
   size_t used = run.values.size() > static_cast<size_t>(warmup)
                     ? run.values.size() - static_cast<size_t>(warmup)
                     : run.values.size();
-  std::string note = fmt::format("median of {} values over {} s", used,
-                                 FormatNumber(run.seconds, 1));
+  std::string note =
+      fmt::format("median of {} values over {} s", used, FormatNumber(run.seconds, 1));
   if (run.killed) note += ", killed";
   return note;
 }
@@ -359,9 +362,8 @@ std::string PocText(const PocResult& r) {
     table.AddRow({"MTTR", Optional(r.mttr->mttr_seconds, 2, " s"),
                   "SIGKILL to the first throughput line of the restart"});
     table.AddRow({"lost work", Optional(r.mttr->lost_work_seconds, 2, " s"),
-                  r.mttr->newest_checkpoint.empty()
-                      ? "no checkpoint: the whole run"
-                      : "since " + r.mttr->newest_checkpoint});
+                  r.mttr->newest_checkpoint.empty() ? "no checkpoint: the whole run"
+                                                    : "since " + r.mttr->newest_checkpoint});
   }
   std::string out = "poc: throughput as the command prints it (units per second)\n" +
                     table.Render(OutputFormat::kTable);
@@ -371,22 +373,22 @@ std::string PocText(const PocResult& r) {
 
 nlohmann::json PocJson(const PocResult& r) {
   using nlohmann::json;
-  json doc = {{"schema", "cloudfit.poc/v1"},
-              {"gpus", r.gpus},
-              {"warmup", r.warmup},
-              {"single", RunJson(r.single)},
-              {"multi", r.multi ? RunJson(*r.multi) : json(nullptr)},
-              {"scaling_efficiency",
-               r.scaling_efficiency ? json(*r.scaling_efficiency) : json(nullptr)},
-              {"warnings", r.warnings}};
+  json doc = {
+      {"schema", "cloudfit.poc/v1"},
+      {"gpus", r.gpus},
+      {"warmup", r.warmup},
+      {"single", RunJson(r.single)},
+      {"multi", r.multi ? RunJson(*r.multi) : json(nullptr)},
+      {"scaling_efficiency", r.scaling_efficiency ? json(*r.scaling_efficiency) : json(nullptr)},
+      {"warnings", r.warnings}};
   if (r.mttr) {
     const PocMttr& m = *r.mttr;
-    doc["mttr"] = {{"kill_after_s", m.kill_after_seconds},
-                   {"mttr_s", m.mttr_seconds ? json(*m.mttr_seconds) : json(nullptr)},
-                   {"lost_work_s", m.lost_work_seconds ? json(*m.lost_work_seconds) : json(nullptr)},
-                   {"newest_checkpoint", m.newest_checkpoint.empty()
-                                             ? json(nullptr)
-                                             : json(m.newest_checkpoint)}};
+    doc["mttr"] = {
+        {"kill_after_s", m.kill_after_seconds},
+        {"mttr_s", m.mttr_seconds ? json(*m.mttr_seconds) : json(nullptr)},
+        {"lost_work_s", m.lost_work_seconds ? json(*m.lost_work_seconds) : json(nullptr)},
+        {"newest_checkpoint",
+         m.newest_checkpoint.empty() ? json(nullptr) : json(m.newest_checkpoint)}};
   } else {
     doc["mttr"] = nullptr;
   }

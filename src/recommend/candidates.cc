@@ -1,10 +1,10 @@
 // The candidate stage: which instance types and node counts can run the workload at all. Filters
 // say why without estimating; the rest are estimated once per (type, node count) and priced.
-#include <cfloat>
-#include <algorithm>
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
@@ -47,17 +47,19 @@ std::string MultiNodeFabricProblem(const RecommendContext& ctx, const InstanceTy
   if (nodes < 2 || !ctx.workload.is_training() || !t.has_gpu() || HasRdma(t.interconnect)) {
     return "";
   }
-  std::string fabric = t.interconnect == Interconnect::kEthernet
-                           ? fmt::format("Ethernet, {} Gbit/s", FormatNumber(t.network_bits_per_s / 1e9, 0))
-                           : "interconnect not published, taken as TCP over Ethernet";
+  std::string fabric =
+      t.interconnect == Interconnect::kEthernet
+          ? fmt::format("Ethernet, {} Gbit/s", FormatNumber(t.network_bits_per_s / 1e9, 0))
+          : "interconnect not published, taken as TCP over Ethernet";
   if (ctx.options.require_rdma) {
     return fmt::format("multi-node needs RDMA (--require-rdma): {} has none ({})", t.name, fabric);
   }
   double share = e.time.step_s > 0 ? e.time.communication_s / e.time.step_s : 0;
   if (share > kMaxTcpCommunicationShare) {
-    return fmt::format("multi-node without RDMA ({}): all-reduce takes {:.0f}% of each step; use "
-                       "an EFA, InfiniBand or RoCE type or fewer nodes",
-                       fabric, 100 * share);
+    return fmt::format(
+        "multi-node without RDMA ({}): all-reduce takes {:.0f}% of each step; use "
+        "an EFA, InfiniBand or RoCE type or fewer nodes",
+        fabric, 100 * share);
   }
   return "";
 }
@@ -65,8 +67,8 @@ std::string MultiNodeFabricProblem(const RecommendContext& ctx, const InstanceTy
 std::vector<int> NodeCounts(const RecommendContext& ctx) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
-  bool scales_out = w.is_training() || w.kind == WorkloadKind::kRender ||
-                    w.kind == WorkloadKind::kPreprocess;
+  bool scales_out =
+      w.is_training() || w.kind == WorkloadKind::kRender || w.kind == WorkloadKind::kPreprocess;
   if (ctx.only_nodes > 0) return {scales_out ? ctx.only_nodes : 1};
   std::vector<int> counts = {1};
   if (!scales_out) return counts;
@@ -110,8 +112,9 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
                         "GPU model not disclosed by the provider, so it cannot be estimated");
   }
   if (!ctx->include_gpus.empty() && !ctx->include_gpus.count(t.gpu)) {
-    return AddRejection(out, t, nullptr, 1,
-                        t.has_gpu() ? "GPU model not among --gpu" : "no GPU, and --gpu asks for one");
+    return AddRejection(
+        out, t, nullptr, 1,
+        t.has_gpu() ? "GPU model not among --gpu" : "no GPU, and --gpu asks for one");
   }
   if (t.gpu && ctx->exclude_gpus.count(t.gpu)) {
     return AddRejection(out, t, nullptr, 1, "GPU model excluded");
@@ -147,8 +150,9 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
     }
     if (estimate->serving && !estimate->serving->meets_targets) {
       // The serving estimate's note says why (idle even so, or too slow to size sensibly).
-      std::string why = fmt::format("misses the latency target: TTFT {:.0f} ms, TPOT {:.1f} ms",
-                                    estimate->serving->ttft_s * 1e3, estimate->serving->tpot_s * 1e3);
+      std::string why =
+          fmt::format("misses the latency target: TTFT {:.0f} ms, TPOT {:.1f} ms",
+                      estimate->serving->ttft_s * 1e3, estimate->serving->tpot_s * 1e3);
       for (const std::string& n : estimate->notes) {
         if (n.rfind("misses the latency target", 0) == 0 || n.rfind("too slow", 0) == 0) why = n;
       }
@@ -228,9 +232,12 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   }
   // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
   const std::pair<const char*, std::optional<double>> numbers[] = {
-      {"--deadline-hours", o.deadline_hours}, {"--budget", o.budget},
-      {"--min-gpus", o.min_gpus},             {"--max-gpus", o.max_gpus},
-      {"--hours", o.fixed_hours},             {"--serving-hours", o.serving_hours}};
+      {"--deadline-hours", o.deadline_hours},
+      {"--budget", o.budget},
+      {"--min-gpus", o.min_gpus},
+      {"--max-gpus", o.max_gpus},
+      {"--hours", o.fixed_hours},
+      {"--serving-hours", o.serving_hours}};
   for (const auto& [flag, value] : numbers) {
     if (!value) continue;
     Status finite = CheckNumber(flag, *value, -DBL_MAX, DBL_MAX);
@@ -241,14 +248,16 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   }
   // A month of serving is 730 hours; up to a century may be priced, and not less than a minute.
   if (o.serving_hours < 1.0 / 60 || o.serving_hours > 876000) {
-    return Status::InvalidArgument(fmt::format(
-        "--serving-hours: {} is not allowed; hours of serving in [0.0167, 876000]", o.serving_hours));
+    return Status::InvalidArgument(
+        fmt::format("--serving-hours: {} is not allowed; hours of serving in [0.0167, 876000]",
+                    o.serving_hours));
   }
   if (o.budget && *o.budget <= 0) return Status::InvalidArgument("--budget: must be above 0");
-  for (const auto& [flag, value] : {std::pair("--min-gpus", o.min_gpus), std::pair("--max-gpus", o.max_gpus)}) {
+  for (const auto& [flag, value] :
+       {std::pair("--min-gpus", o.min_gpus), std::pair("--max-gpus", o.max_gpus)}) {
     if (value && (*value < 0 || *value > kMaxTotalDevices)) {
-      return Status::InvalidArgument(fmt::format("{}: {} is not allowed; a number of GPUs in [0, {}]",
-                                                 flag, *value, kMaxTotalDevices));
+      return Status::InvalidArgument(fmt::format(
+          "{}: {} is not allowed; a number of GPUs in [0, {}]", flag, *value, kMaxTotalDevices));
     }
   }
   if (o.min_gpus && o.max_gpus && *o.min_gpus > *o.max_gpus) {
@@ -264,8 +273,8 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   for (const std::string& line : o.excluded_costs) {
     const std::vector<std::string>& known = OptionalCostLines();
     if (std::find(known.begin(), known.end(), line) == known.end()) {
-      return Status::InvalidArgument(fmt::format("--exclude-cost: '{}' is not one of {}", Shown(line),
-                                                 Join(known, ", ")));
+      return Status::InvalidArgument(
+          fmt::format("--exclude-cost: '{}' is not one of {}", Shown(line), Join(known, ", ")));
     }
   }
 

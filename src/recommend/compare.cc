@@ -2,11 +2,11 @@
 // type and node count at a time, then the differences stated against the first choice that runs.
 #include "cloudfit/compare.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
-
-#include <fmt/format.h>
 
 #include "cloudfit/table.h"
 #include "util/strings.h"
@@ -84,11 +84,12 @@ void Differ(const CompareEntry& a, const CompareEntry& b, const std::string& cur
   double ua = ea.memory.capacity_bytes > 0 ? ea.memory.total_bytes() / ea.memory.capacity_bytes : 0;
   double ub = eb.memory.capacity_bytes > 0 ? eb.memory.total_bytes() / eb.memory.capacity_bytes : 0;
   if (ua > 0 && ub > 0 && std::abs(ua - ub) > 0.1) {
-    out->push_back(fmt::format("memory: {} uses {:.0f}% of its {:.0f} GiB per device, {} {:.0f}% "
-                               "of {:.0f} GiB{}",
-                               nb, 100 * ub, eb.memory.capacity_bytes / kGiB, na, 100 * ua,
-                               ea.memory.capacity_bytes / kGiB,
-                               ub > 0.9 ? fmt::format(" ({} has little headroom)", nb) : ""));
+    out->push_back(
+        fmt::format("memory: {} uses {:.0f}% of its {:.0f} GiB per device, {} {:.0f}% "
+                    "of {:.0f} GiB{}",
+                    nb, 100 * ub, eb.memory.capacity_bytes / kGiB, na, 100 * ua,
+                    ea.memory.capacity_bytes / kGiB,
+                    ub > 0.9 ? fmt::format(" ({} has little headroom)", nb) : ""));
   }
   if (ea.bottleneck != eb.bottleneck) {
     out->push_back(fmt::format("bottleneck: {} is bound by {}, {} by {}", nb, eb.bottleneck, na,
@@ -104,10 +105,10 @@ void Differ(const CompareEntry& a, const CompareEntry& b, const std::string& cur
   }
   if (sa && sb && sa->spot && sb->spot &&
       std::abs(sa->spot->probability_interrupted - sb->spot->probability_interrupted) > 0.05) {
-    out->push_back(fmt::format("spot risk: {} is interrupted at least once with {:.0f}% "
-                               "probability, {} with {:.0f}%",
-                               nb, 100 * sb->spot->probability_interrupted, na,
-                               100 * sa->spot->probability_interrupted));
+    out->push_back(fmt::format(
+        "spot risk: {} is interrupted at least once with {:.0f}% "
+        "probability, {} with {:.0f}%",
+        nb, 100 * sb->spot->probability_interrupted, na, 100 * sa->spot->probability_interrupted));
   }
 }
 
@@ -138,7 +139,8 @@ Status ParseCompareChoice(const Catalog& catalog, const RecommendOptions& option
     name = m[2].str();
   }
   if (count < 0 || count > 1024) {
-    return Status::InvalidArgument(fmt::format("--choice: '{}': a count in [1, 1024]", Shown(text)));
+    return Status::InvalidArgument(
+        fmt::format("--choice: '{}': a count in [1, 1024]", Shown(text)));
   }
   const InstanceType* t = nullptr;
   if (catalog.FindInstance(name, &t).ok()) {
@@ -169,15 +171,16 @@ Status ParseCompareChoice(const Catalog& catalog, const RecommendOptions& option
   }
   if (best != nullptr) {
     out->instance = best;
-    out->resolution = fmt::format("{}x {}: {} ({}, {} {}/h, the cheapest on demand with that "
-                                  "many)",
-                                  gpus, gpu->name, best->name, best->provider,
-                                  FormatNumber(best_price, 3), options.currency);
+    out->resolution = fmt::format(
+        "{}x {}: {} ({}, {} {}/h, the cheapest on demand with that "
+        "many)",
+        gpus, gpu->name, best->name, best->provider, FormatNumber(best_price, 3), options.currency);
     return Status::OK();
   }
-  out->resolution = fmt::format("no priced instance type has {}x {}: estimated on bare GPUs, "
-                                "not priced",
-                                gpus, gpu->name);
+  out->resolution = fmt::format(
+      "no priced instance type has {}x {}: estimated on bare GPUs, "
+      "not priced",
+      gpus, gpu->name);
   out->nodes = 1;
   // Bare GPUs: the estimator's GPU-only hardware.
   out->label = fmt::format("{}x{}", gpus, gpu->name);
@@ -188,9 +191,8 @@ Status Compare(const Catalog& catalog, const Workload& workload, const Recommend
                const std::vector<std::string>& choices, Comparison* out) {
   *out = Comparison();
   if (choices.size() < kMinChoices || choices.size() > kMaxChoices) {
-    return Status::InvalidArgument(fmt::format(
-        "--choice: compare takes {} to {} choices, not {}", kMinChoices, kMaxChoices,
-        choices.size()));
+    return Status::InvalidArgument(fmt::format("--choice: compare takes {} to {} choices, not {}",
+                                               kMinChoices, kMaxChoices, choices.size()));
   }
   for (const std::string& text : choices) {
     CompareEntry entry;
@@ -246,7 +248,8 @@ Status Compare(const Catalog& catalog, const Workload& workload, const Recommend
         if (c.estimate && !entry.estimate) entry.estimate = c.estimate;
         if (entry.rejection.empty() && c.region == nullptr) entry.rejection = c.rejection;
       }
-      if (entry.rejection.empty() && !r.rejected.empty()) entry.rejection = r.rejected.front().rejection;
+      if (entry.rejection.empty() && !r.rejected.empty())
+        entry.rejection = r.rejected.front().rejection;
     }
     out->entries.push_back(std::move(entry));
   }
@@ -276,14 +279,14 @@ Status Compare(const Catalog& catalog, const Workload& workload, const Recommend
   }
   if (cheapest) {
     const Candidate* c = cheapest->cheapest();
-    out->differences.push_back(fmt::format("cheapest: {} {} at {} {} in {}", cheapest->choice.label,
-                                           PricingModeName(c->mode), FormatNumber(*c->total_cost, 2),
-                                           options.currency, Hours(c->hours)));
+    out->differences.push_back(fmt::format(
+        "cheapest: {} {} at {} {} in {}", cheapest->choice.label, PricingModeName(c->mode),
+        FormatNumber(*c->total_cost, 2), options.currency, Hours(c->hours)));
   }
   if (fastest && fastest != cheapest) {
     const Candidate* c = fastest->cheapest();
-    out->differences.push_back(fmt::format("fastest: {} in {}", fastest->choice.label,
-                                           Hours(c->hours)));
+    out->differences.push_back(
+        fmt::format("fastest: {} in {}", fastest->choice.label, Hours(c->hours)));
   }
   return Status::OK();
 }

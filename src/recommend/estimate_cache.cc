@@ -18,7 +18,8 @@ void WorkloadEstimates::Insert(const InstanceType* type, int nodes, Entry entry)
   entries_.insert_or_assign(std::make_pair(type, nodes), std::move(entry));
 }
 
-EstimateCache::EstimateCache(size_t max_workloads) : max_workloads_(std::max<size_t>(1, max_workloads)) {}
+EstimateCache::EstimateCache(size_t max_workloads)
+    : max_workloads_(std::max<size_t>(1, max_workloads)) {}
 
 std::shared_ptr<WorkloadEstimates> EstimateCache::For(const std::string& workload_key) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -1,11 +1,11 @@
 // The explanation stage: reasons and warnings computed from a candidate's numbers, reasons that
 // compare candidates, and notes about the whole request.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "cloudfit/catalog_info.h"
 #include "cloudfit/table.h"
@@ -27,9 +27,9 @@ std::string InputBoundWarning(const RecommendContext& ctx, const InstanceType& t
   double gpu_step = e.time.step_s - e.time.input_s > 0 ? e.time.step_s : e.time.input_s;
   double busy = e.time.compute_s + e.time.memory_s + e.time.optimizer_s + e.time.communication_s;
   double need_rate = busy > 0 ? e.layout.global_batch / busy : 0;
-  std::string base = fmt::format(
-      "input-bound: {} vCPUs feed {:.0f} samples/s, the GPUs could take {:.0f}", t.vcpus * nodes,
-      e.layout.global_batch / gpu_step, need_rate);
+  std::string base =
+      fmt::format("input-bound: {} vCPUs feed {:.0f} samples/s, the GPUs could take {:.0f}",
+                  t.vcpus * nodes, e.layout.global_batch / gpu_step, need_rate);
   if (!w.loader_samples_per_core_s || need_rate <= 0) return base;
   double missing = std::ceil(need_rate / *w.loader_samples_per_core_s) - t.vcpus * nodes;
   const InstanceType* best = nullptr;
@@ -44,10 +44,11 @@ std::string InputBoundWarning(const RecommendContext& ctx, const InstanceType& t
     }
   }
   if (!best) return base + fmt::format("; {:.0f} more vCPUs would keep up", missing);
-  return base + fmt::format("; a {} ({} vCPUs, {} {}/h in {}) as a data-loading companion "
-                            "supplies the missing {:.0f}",
-                            best->name, best->vcpus, FormatNumber(best_price, 3),
-                            best->regions.front().currency, r.region, missing);
+  return base + fmt::format(
+                    "; a {} ({} vCPUs, {} {}/h in {}) as a data-loading companion "
+                    "supplies the missing {:.0f}",
+                    best->name, best->vcpus, FormatNumber(best_price, 3),
+                    best->regions.front().currency, r.region, missing);
 }
 
 }  // namespace
@@ -56,27 +57,27 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
                       const Estimate& e, Candidate* c) {
   const Workload& w = ctx.workload;
   const std::string& cur = ctx.options.currency;
-  c->reasons.insert(c->reasons.begin(),
-                    fmt::format("{:.1f} h at {}/h = {}; bottleneck {}", c->hours,
-                                Money(*c->price_per_hour, cur), Money(*c->total_cost, cur),
-                                e.bottleneck.empty() ? "-" : e.bottleneck));
+  c->reasons.insert(
+      c->reasons.begin(),
+      fmt::format("{:.1f} h at {}/h = {}; bottleneck {}", c->hours, Money(*c->price_per_hour, cur),
+                  Money(*c->total_cost, cur), e.bottleneck.empty() ? "-" : e.bottleneck));
   const MemoryBreakdown& m = e.memory;
   if (m.capacity_bytes > 0) {
     double headroom = 1 - m.total_bytes() / m.capacity_bytes;
     if (headroom < kHeadroomWarning) {
-      c->warnings.push_back(fmt::format("memory headroom {:.0f}% ({:.1f} of {:.1f} GiB): an "
-                                        "allocator spike or longer sequence can run out",
-                                        100 * headroom, m.total_bytes() / kGiB,
-                                        m.capacity_bytes / kGiB));
+      c->warnings.push_back(
+          fmt::format("memory headroom {:.0f}% ({:.1f} of {:.1f} GiB): an "
+                      "allocator spike or longer sequence can run out",
+                      100 * headroom, m.total_bytes() / kGiB, m.capacity_bytes / kGiB));
     }
   }
   double gpus = t.gpu_count * c->nodes;
   if (gpus > 1 && w.is_training() && e.time.step_s > 0 &&
       e.time.communication_s > 0.15 * e.time.step_s &&
       HardwareForInstance(t, c->nodes).intra_node_link.rfind("PCIe", 0) == 0) {
-    c->warnings.push_back(fmt::format(
-        "PCIe-only multi-GPU: gradient all-reduce takes {:.0f}% of each step",
-        100 * e.time.communication_s / e.time.step_s));
+    c->warnings.push_back(
+        fmt::format("PCIe-only multi-GPU: gradient all-reduce takes {:.0f}% of each step",
+                    100 * e.time.communication_s / e.time.step_s));
   }
   if (c->nodes > 1 && w.is_training() && t.has_gpu() && !HasRdma(t.interconnect) &&
       e.time.step_s > 0) {
@@ -88,15 +89,16 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
   }
   if (t.has_gpu() && t.gpu_memory_bytes > 0 && w.is_training() &&
       t.memory_bytes < t.gpu_memory_bytes) {
-    c->warnings.push_back(fmt::format("{:.0f} GiB of host RAM for {:.0f} GiB of GPU memory: "
-                                      "loading and checkpointing go through less RAM than the "
-                                      "GPUs hold",
-                                      t.memory_gib(), t.gpu_memory_gib()));
+    c->warnings.push_back(
+        fmt::format("{:.0f} GiB of host RAM for {:.0f} GiB of GPU memory: "
+                    "loading and checkpointing go through less RAM than the "
+                    "GPUs hold",
+                    t.memory_gib(), t.gpu_memory_gib()));
   }
   // Input-bound when the loaders are more than 5% slower than the GPUs would be: within that,
   // the pipeline keeps up for practical purposes.
-  double gpu_busy = e.time.compute_s + e.time.memory_s + e.time.optimizer_s +
-                    e.time.communication_s;
+  double gpu_busy =
+      e.time.compute_s + e.time.memory_s + e.time.optimizer_s + e.time.communication_s;
   if (e.time.input_s > 0 && e.time.input_s >= e.time.step_s * 0.999 &&
       e.time.input_s > 1.05 * gpu_busy) {
     c->warnings.push_back(InputBoundWarning(ctx, t, r, e, c->nodes));
@@ -126,9 +128,10 @@ void ExplainRanking(const RecommendContext& ctx, Recommendation* out) {
     if (c.described && ctx.workload.is_training() && gpu &&
         (gpu->architecture == "Kepler" || gpu->architecture == "Maxwell" ||
          gpu->architecture == "Pascal" || gpu->name == "T4")) {
-      c.warnings.push_back(fmt::format("{} is an old generation for training: {:.1f}x the "
-                                       "time of the fastest candidate",
-                                       gpu->name, c.hours / fastest));
+      c.warnings.push_back(
+          fmt::format("{} is an old generation for training: {:.1f}x the "
+                      "time of the fastest candidate",
+                      gpu->name, c.hours / fastest));
     }
   }
 }
@@ -170,9 +173,10 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
     parts.push_back(fmt::format("{} ({} offer{}: {})", provider, s.offers, s.offers == 1 ? "" : "s",
                                 Join(what, ", ")));
   }
-  out->notes.push_back(fmt::format("stale prices: {}; prices move within a quarter (over {} days "
-                                   "old counts as stale): run 'cloudfit catalog refresh'",
-                                   Join(parts, "; "), kStalePriceDays));
+  out->notes.push_back(
+      fmt::format("stale prices: {}; prices move within a quarter (over {} days "
+                  "old counts as stale): run 'cloudfit catalog refresh'",
+                  Join(parts, "; "), kStalePriceDays));
 }
 
 // A limit that `value` fits under, rounded up to two significant figures so the hint reads as
@@ -268,8 +272,9 @@ void AddLimitHints(const RecommendContext& ctx, Recommendation* out) {
   if (fastest_in_budget) {
     double hours = RoundUpLimit(fastest_in_budget->hours);
     FitHint hint;
-    hint.note = fmt::format("nothing meets the deadline; with a deadline of {} h, {} fits ({:.1f} h)",
-                            LimitText(hours), describe(*fastest_in_budget), fastest_in_budget->hours);
+    hint.note =
+        fmt::format("nothing meets the deadline; with a deadline of {} h, {} fits ({:.1f} h)",
+                    LimitText(hours), describe(*fastest_in_budget), fastest_in_budget->hours);
     hint.options.emplace_back("deadline_hours", LimitText(hours));
     out->notes.push_back(hint.note);
     out->hints.push_back(std::move(hint));
@@ -288,9 +293,9 @@ void AddLimitHints(const RecommendContext& ctx, Recommendation* out) {
     double hours = RoundUpLimit(fastest->hours);
     double budget = RoundUpLimit(*fastest->total_cost);
     FitHint hint;
-    hint.note = fmt::format(
-        "nothing meets the deadline within the budget; with {} h and {}, {} fits", LimitText(hours),
-        Money(budget, o.currency), describe(*fastest));
+    hint.note =
+        fmt::format("nothing meets the deadline within the budget; with {} h and {}, {} fits",
+                    LimitText(hours), Money(budget, o.currency), describe(*fastest));
     hint.options.emplace_back("deadline_hours", LimitText(hours));
     if (o.budget) hint.options.emplace_back("budget", LimitText(budget));
     out->notes.push_back(hint.note);
@@ -323,8 +328,8 @@ std::vector<std::string> ExplainInstance(const Recommendation& r, const std::str
     ++reasons[c.rejection];
   }
   for (const auto& [reason, count] : reasons) {
-    lines.push_back(fmt::format("rejected ({} candidate{}): {}", count, count == 1 ? "" : "s",
-                                reason));
+    lines.push_back(
+        fmt::format("rejected ({} candidate{}): {}", count, count == 1 ? "" : "s", reason));
   }
   return lines;
 }

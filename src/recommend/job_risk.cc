@@ -1,9 +1,9 @@
 #include "recommend/job_risk.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "cloudfit/table.h"
 
@@ -40,8 +40,9 @@ SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const In
     h.interruptions_per_month = rate->interruptions_per_month;
     h.assumed = rate->assumed;
     if (!with_basis) return h;
-    std::string what = rate->gpu == "*gpu" ? "GPU types" : rate->gpu == "*cpu" ? "CPU types"
-                                                                             : rate->gpu;
+    std::string what = rate->gpu == "*gpu"   ? "GPU types"
+                       : rate->gpu == "*cpu" ? "CPU types"
+                                             : rate->gpu;
     h.basis = fmt::format("{} {} {}{} (data/costs/spot_rates.csv{})", t.provider, what,
                           rate->band.empty() ? "" : rate->band + ", ",
                           FormatNumber(100 * rate->interruptions_per_month, 0) + "%/month",
@@ -66,8 +67,10 @@ SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const In
 
 JobRisk ExpectedJobRisk(const RiskInput& in) {
   JobRisk r;
-  r.checkpoint_seconds = in.state_bytes > 0 ? in.state_bytes / std::max(1.0, in.write_bytes_per_s) : 0;
-  double load_hours = in.state_bytes > 0 ? in.state_bytes / std::max(1.0, in.read_bytes_per_s) / 3600 : 0;
+  r.checkpoint_seconds =
+      in.state_bytes > 0 ? in.state_bytes / std::max(1.0, in.write_bytes_per_s) : 0;
+  double load_hours =
+      in.state_bytes > 0 ? in.state_bytes / std::max(1.0, in.read_bytes_per_s) / 3600 : 0;
   r.restart_hours = in.relaunch_hours + load_hours;
   if (in.hazard_per_hour <= 0 || in.job_hours <= 0) return r;
   double m = 1 / in.hazard_per_hour;

@@ -38,13 +38,13 @@ SpotHazard SpotHazardFor(const Catalog& catalog, const CostData& costs, const In
                          bool with_basis = true);
 
 struct RiskInput {
-  double hazard_per_hour = 0;      // interruptions per hour that stop the job
-  double state_bytes = 0;          // one checkpoint; 0 for work that restarts cheaply
+  double hazard_per_hour = 0;  // interruptions per hour that stop the job
+  double state_bytes = 0;      // one checkpoint; 0 for work that restarts cheaply
   double write_bytes_per_s = kDefaultCheckpointBytesPerS;
   double read_bytes_per_s = kDefaultCheckpointBytesPerS;
-  double job_hours = 0;            // the uninterrupted run
-  double relaunch_hours = 0;       // replacement node to running again, before loading state
-  double lost_unit_hours = 0;      // work lost per interruption without state (a frame)
+  double job_hours = 0;        // the uninterrupted run
+  double relaunch_hours = 0;   // replacement node to running again, before loading state
+  double lost_unit_hours = 0;  // work lost per interruption without state (a frame)
 };
 
 // Expected overhead, checkpoint interval, restart time and interruption odds.

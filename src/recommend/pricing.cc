@@ -3,10 +3,10 @@
 // and each node's start-up; the bill is a list of lines (compute, egress, storage, start-up,
 // minimum billing, licences), commitments are paid for their whole term, GCP's sustained-use
 // discount applies, and the deadline and budget constraints are checked on the totals.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "cloudfit/table.h"
 #include "recommend/job_risk.h"
@@ -94,8 +94,7 @@ bool Excluded(const RecommendOptions& o, const std::string& line) {
 // The risk of a job run: spot interruptions (spot mode) and GPU failures (every mode). Nodes of
 // a synchronous job (training) stop together; independent ones (frames, files) do not.
 JobRisk RiskOf(const RecommendContext& ctx, const InstanceType& t, const Estimate& est,
-               PricingMode mode, int nodes, double job_hours, double startup_hours,
-               bool describe) {
+               PricingMode mode, int nodes, double job_hours, double startup_hours, bool describe) {
   const Workload& w = ctx.workload;
   bool synchronous = w.is_training();
   double stopping_nodes = synchronous ? nodes : 1;
@@ -138,12 +137,11 @@ std::string Percent(double fraction) {
 // Reasons go to the candidate; warnings to `warnings`, appended after the candidate's own.
 void ExplainRisk(const JobRisk& r, PricingMode mode, double job_hours, Candidate* c,
                  std::vector<std::string>* warnings) {
-  std::string sources = mode == PricingMode::kSpot
-                            ? fmt::format("spot {}{}", r.rate_basis,
-                                          r.synchronous && r.nodes > 1
-                                              ? fmt::format(" x {} nodes", r.nodes)
-                                              : "")
-                            : "";
+  std::string sources =
+      mode == PricingMode::kSpot
+          ? fmt::format("spot {}{}", r.rate_basis,
+                        r.synchronous && r.nodes > 1 ? fmt::format(" x {} nodes", r.nodes) : "")
+          : "";
   if (r.hardware_mtbf_hours > 0) {
     if (!sources.empty()) sources += "; ";
     sources += fmt::format("GPU failures 1 per {} GPU-hours (Llama 3)",
@@ -159,9 +157,10 @@ void ExplainRisk(const JobRisk& r, PricingMode mode, double job_hours, Candidate
     plan = fmt::format("checkpoint {:.0f} s every {:.1f} h by Young/Daly", r.checkpoint_seconds,
                        r.checkpoint_interval_hours);
   } else if (r.checkpoint_seconds > 0) {
-    plan = fmt::format("a {:.0f} s checkpoint costs more than it saves on a {:.1f} h run, so an "
-                       "interruption restarts it",
-                       r.checkpoint_seconds, job_hours);
+    plan = fmt::format(
+        "a {:.0f} s checkpoint costs more than it saves on a {:.1f} h run, so an "
+        "interruption restarts it",
+        r.checkpoint_seconds, job_hours);
   } else {
     plan = "an interruption loses the work in flight";
   }
@@ -189,14 +188,15 @@ void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMod
   if (auto od = r.price(PricingMode::kOnDemand)) {
     double od_fleet = ctx.ToRequestCurrency(*od, r.currency);
     c->break_even_utilisation = unit_price / od_fleet;
-    if (describe) c->reasons.push_back(fmt::format(
-        "{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
-        "utilisation",
-        PricingModeName(mode), term, 100 * *c->break_even_utilisation));
+    if (describe)
+      c->reasons.push_back(fmt::format(
+          "{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
+          "utilisation",
+          PricingModeName(mode), term, 100 * *c->break_even_utilisation));
   }
   if (describe && hours < term) {
-    c->warnings.push_back(fmt::format("the job uses {:.0f} of the {:.0f} committed hours",
-                                      hours, term));
+    c->warnings.push_back(
+        fmt::format("the job uses {:.0f} of the {:.0f} committed hours", hours, term));
   }
 }
 
@@ -290,8 +290,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   double expected_starts = 1;
   std::vector<std::string> later_warnings;
   if (!ctx.priced_per_period() && !o.fixed_hours) {
-    JobRisk risk = describe ? RiskOf(ctx, t, est, mode, nodes, base_hours,
-                                     startup_hours, true)
+    JobRisk risk = describe ? RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours, true)
                             : basis->Risk(ctx, mode);
     compute_hours = base_hours * (1 + risk.overhead_fraction);
     expected_starts += risk.expected_interruptions;
@@ -310,8 +309,9 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   double compute = fleet * compute_hours;
   std::string compute_detail;
   if (describe) {
-    compute_detail = fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) + " node(s)",
-                                 FormatNumber(compute_hours, 2), Money(unit_price, cur));
+    compute_detail =
+        fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) + " node(s)",
+                    FormatNumber(compute_hours, 2), Money(unit_price, cur));
   }
   if (mode == PricingMode::kOnDemand) {
     double factor = SustainedUseFactor(t, compute_hours);
@@ -320,8 +320,9 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
     }
     if (factor < 1 && describe) {
       compute_detail += fmt::format(", GCP sustained-use discount {:.0f}%", 100 * (1 - factor));
-      c.reasons.push_back(fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
-                                      100 * (1 - factor), std::min(compute_hours, 730.0)));
+      c.reasons.push_back(
+          fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
+                      100 * (1 - factor), std::min(compute_hours, 730.0)));
     }
   } else if (mode != PricingMode::kSpot) {
     PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, describe, &c, &compute);
@@ -344,9 +345,9 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   double total = compute;
   if (describe) {
     c.costs.reserve(6);  // compute and the five optional lines
-    c.costs.push_back({"compute", compute, compute_detail,
-                       fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode),
-                                   r.source)});
+    c.costs.push_back(
+        {"compute", compute, compute_detail,
+         fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode), r.source)});
     ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs, [&](CostLine&& line) {
       if (line.amount) {
         total += *line.amount;
@@ -388,8 +389,8 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
         "workloads; --max-spot-nodes {})",
         nodes, nodes, o.max_spot_nodes);
   } else if (o.deadline_hours && c.hours > *o.deadline_hours && !ctx.priced_per_period()) {
-    c.rejection = fmt::format("misses the deadline: {:.1f} h > {:.1f} h", c.hours,
-                              *o.deadline_hours);
+    c.rejection =
+        fmt::format("misses the deadline: {:.1f} h > {:.1f} h", c.hours, *o.deadline_hours);
   } else if (o.budget && total > *o.budget) {
     c.rejection = fmt::format("over budget: {} > {}", Money(total, cur), Money(*o.budget, cur));
   }
@@ -413,8 +414,10 @@ void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nod
       if (!r.price(mode)) continue;
       priced = true;
       Candidate c = Price(ctx, &basis, r, mode, ctx.describe_all);
-      if (c.feasible()) out->ranked.push_back(std::move(c));
-      else out->rejected.push_back(std::move(c));
+      if (c.feasible())
+        out->ranked.push_back(std::move(c));
+      else
+        out->rejected.push_back(std::move(c));
     }
     if (!priced) {
       std::vector<std::string> modes;

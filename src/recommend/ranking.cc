@@ -1,11 +1,11 @@
 // The ranking stage: feasible candidates ordered by the objective, regions of one instance type
 // folded into the best one, and the time-versus-cost Pareto front marked.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "recommend/recommender.h"
 
@@ -15,8 +15,10 @@ namespace {
 
 double Score(Objective objective, const Candidate& c) {
   switch (objective) {
-    case Objective::kCheapest: return c.total_cost.value_or(1e300);
-    case Objective::kFastest: return c.hours;
+    case Objective::kCheapest:
+      return c.total_cost.value_or(1e300);
+    case Objective::kFastest:
+      return c.hours;
     case Objective::kBalanced:
       // Equal weight to time and cost: their product (geometric balance).
       return c.hours * c.total_cost.value_or(1e300);
@@ -26,8 +28,7 @@ double Score(Objective objective, const Candidate& c) {
 
 // Keeps the first (best) offer of each instance type, pricing mode and node count among the
 // places in `order`, and says how many region offers it left out.
-void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order,
-                 Recommendation* out) {
+void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order, Recommendation* out) {
   struct Key {
     const InstanceType* instance;
     PricingMode mode;
@@ -52,9 +53,10 @@ void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order,
   size_t dropped = order->size() - kept;
   order->resize(kept);
   if (dropped > 0) {
-    out->notes.push_back(fmt::format("{} more region offers of the same types rank at or below "
-                                     "these (--all-regions lists them)",
-                                     dropped));
+    out->notes.push_back(
+        fmt::format("{} more region offers of the same types rank at or below "
+                    "these (--all-regions lists them)",
+                    dropped));
   }
 }
 

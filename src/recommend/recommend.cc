@@ -3,9 +3,9 @@
 // recommender.h; this file runs them and holds the small shared pieces.
 #include "cloudfit/recommend.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
@@ -19,7 +19,8 @@ bool RecommendContext::priced_per_period() const { return workload.is_service();
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
   for (const Rate& r : rates_) {
     // The same arithmetic as Catalog::Convert, so the amounts are the same to the last bit.
-    if (r.from == from) return r.to_usd_per_unit > 0 ? amount * r.from_usd_per_unit / r.to_usd_per_unit : 0;
+    if (r.from == from)
+      return r.to_usd_per_unit > 0 ? amount * r.from_usd_per_unit / r.to_usd_per_unit : 0;
   }
   const CurrencyRate* source = catalog.FindCurrency(from);
   const CurrencyRate* target = catalog.FindCurrency(options.currency);
@@ -48,18 +49,25 @@ bool AnyOf(const std::vector<std::string>& wanted, const std::string& value) {
 
 bool ParseObjective(std::string_view name, Objective* out) {
   std::string k = NormalizeName(name);
-  if (k == "cheapest" || k == "cost") *out = Objective::kCheapest;
-  else if (k == "fastest" || k == "time") *out = Objective::kFastest;
-  else if (k == "balanced" || k == "balance") *out = Objective::kBalanced;
-  else return false;
+  if (k == "cheapest" || k == "cost")
+    *out = Objective::kCheapest;
+  else if (k == "fastest" || k == "time")
+    *out = Objective::kFastest;
+  else if (k == "balanced" || k == "balance")
+    *out = Objective::kBalanced;
+  else
+    return false;
   return true;
 }
 
 std::string_view ObjectiveName(Objective objective) {
   switch (objective) {
-    case Objective::kCheapest: return "cheapest";
-    case Objective::kFastest: return "fastest";
-    case Objective::kBalanced: return "balanced";
+    case Objective::kCheapest:
+      return "cheapest";
+    case Objective::kFastest:
+      return "fastest";
+    case Objective::kBalanced:
+      return "balanced";
   }
   return "";
 }

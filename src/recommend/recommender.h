@@ -34,7 +34,7 @@ class RecommendContext {
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
   WorkloadEstimates* estimates = nullptr;  // kept across requests of this workload, or none
-  EstimateScratch scratch;  // operator lists and pass times shared by this request's estimates
+  EstimateScratch scratch;    // operator lists and pass times shared by this request's estimates
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)

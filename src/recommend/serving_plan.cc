@@ -1,10 +1,10 @@
 // The serving plan of a recommendation: each serving candidate's autoscaling policy and the
 // reason that says how its replicas were sized, and, for the whole answer, the cheaper plans
 // that quantised weights or another multi-GPU split would give.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
@@ -36,15 +36,17 @@ std::vector<Variant> QuantisedVariants(const Workload& w) {
   // One 8-bit format (fp8 where the engine runs it; llama.cpp's Q8_0 otherwise) and one 4-bit.
   bool llama_cpp = w.engine_profile.layer_split && !w.engine_profile.tensor_parallel;
   std::vector<Format> formats = {
-      llama_cpp ? Format{NumericFormat::kInt8, "Q8_0 weights"} : Format{NumericFormat::kFp8, "fp8 weights"},
+      llama_cpp ? Format{NumericFormat::kInt8, "Q8_0 weights"}
+                : Format{NumericFormat::kFp8, "fp8 weights"},
       {NumericFormat::kInt4, llama_cpp ? "Q4 weights" : "int4 (AWQ/GPTQ) weights"}};
   for (const Format& f : formats) {
     if (BytesPerWeight(f.format) * 8 >= bits - 1e-9) continue;
     Variant v;
     v.what = f.name;
-    v.why = fmt::format("{:.1f} instead of {:.1f} bits per weight: less memory read per decode "
-                        "step and more room for the KV cache",
-                        BytesPerWeight(f.format) * 8, bits);
+    v.why = fmt::format(
+        "{:.1f} instead of {:.1f} bits per weight: less memory read per decode "
+        "step and more room for the KV cache",
+        BytesPerWeight(f.format) * 8, bits);
     v.caveat = "; check the quantised model's quality on your task";
     v.workload = w;
     v.workload.precision = f.format;

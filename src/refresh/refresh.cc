@@ -3,12 +3,12 @@
 // were and does not stop the others.
 #include "refresh/refresh.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <map>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "catalog/import_merge.h"
 #include "refresh/provider.h"
@@ -58,13 +58,14 @@ Status Merge(const std::string& provider, const std::vector<RefreshedOffer>& off
              WorkingCatalog* working) {
   for (const RefreshedOffer& offer : offers) {
     if (working->Find(provider, offer.instance_type) == nullptr) {
-      return Status::Corruption(fmt::format("{}: refreshed a type the catalog lacks: {}",
-                                            provider, offer.instance_type));
+      return Status::Corruption(
+          fmt::format("{}: refreshed a type the catalog lacks: {}", provider, offer.instance_type));
     }
     if (offer.region.empty() || offer.currency.empty() || offer.as_of_days <= 0) {
-      return Status::Corruption(fmt::format("{}: the offer of {} in '{}' lacks its region, "
-                                            "currency or date",
-                                            provider, offer.instance_type, offer.region));
+      return Status::Corruption(
+          fmt::format("{}: the offer of {} in '{}' lacks its region, "
+                      "currency or date",
+                      provider, offer.instance_type, offer.region));
     }
   }
   for (const RefreshedOffer& offer : offers) {
@@ -95,8 +96,8 @@ Status ValidateRefreshOptions(const Catalog& base, const RefreshOptions& options
   for (const std::string& p : options.providers) {
     const auto& known = RefreshProviders();
     if (std::find(known.begin(), known.end(), p) == known.end()) {
-      return Status::InvalidArgument(fmt::format("--provider: '{}' is not one of {}", Shown(p),
-                                                 Join(known, ", ")));
+      return Status::InvalidArgument(
+          fmt::format("--provider: '{}' is not one of {}", Shown(p), Join(known, ", ")));
     }
   }
   for (const std::string& r : options.regions) {
@@ -109,18 +110,21 @@ Status ValidateRefreshOptions(const Catalog& base, const RefreshOptions& options
     return Status::InvalidArgument("--regions: 'all' stands alone");
   }
   if (!options.from_dir.empty() && !options.save_dir.empty()) {
-    return Status::InvalidArgument("--from-dir and --save-responses together: replayed answers "
-                                   "are already saved");
+    return Status::InvalidArgument(
+        "--from-dir and --save-responses together: replayed answers "
+        "are already saved");
   }
   if (options.tencent_currency != "CNY" && options.tencent_currency != "USD") {
-    return Status::InvalidArgument(fmt::format("--tencent-currency: '{}' is not CNY (China "
-                                               "site) or USD (international site)",
-                                               options.tencent_currency));
+    return Status::InvalidArgument(
+        fmt::format("--tencent-currency: '{}' is not CNY (China "
+                    "site) or USD (international site)",
+                    options.tencent_currency));
   }
   if (!base.FindCurrency(options.tencent_currency)) {
-    return Status::InvalidArgument(fmt::format("--tencent-currency: '{}' has no rate in "
-                                               "currency.csv",
-                                               options.tencent_currency));
+    return Status::InvalidArgument(
+        fmt::format("--tencent-currency: '{}' has no rate in "
+                    "currency.csv",
+                    options.tencent_currency));
   }
   return Status::OK();
 }
@@ -169,11 +173,10 @@ Status RefreshWith(const Catalog& base, const RefreshOptions& options,
     result.report.types_in_catalog = static_cast<int>(ctx.types.size());
     if (environment.on_provider) environment.on_provider(provider);
     progress(fmt::format("{}: {} instance types, {}", provider, ctx.types.size(),
-                         ctx.regions.empty() ? std::string("every region")
-                                             : fmt::format("{} regions ({})", ctx.regions.size(),
-                                                           Join({ctx.regions.begin(),
-                                                                 ctx.regions.end()},
-                                                                ", "))));
+                         ctx.regions.empty()
+                             ? std::string("every region")
+                             : fmt::format("{} regions ({})", ctx.regions.size(),
+                                           Join({ctx.regions.begin(), ctx.regions.end()}, ", "))));
     Status fetched = ctx.types.empty()
                          ? Status::NotFound("the catalog has no instance types of " + provider)
                          : NewRefresher(provider)->Refresh(ctx, &result);

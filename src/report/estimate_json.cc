@@ -35,48 +35,48 @@ nlohmann::json MemoryToJson(const MemoryBreakdown& m) {
 }
 
 nlohmann::json TimeToJson(const TimeBreakdown& t) {
-  return {{"forward_s", t.forward_s},         {"backward_s", t.backward_s},
-          {"compute_s", t.compute_s},         {"memory_s", t.memory_s},
-          {"launch_s", t.launch_s},
-          {"communication_s", t.communication_s}, {"bubble_s", t.bubble_s},
-          {"optimizer_s", t.optimizer_s},     {"input_s", t.input_s},
-          {"step_s", t.step_s}};
+  return {{"forward_s", t.forward_s}, {"backward_s", t.backward_s},
+          {"compute_s", t.compute_s}, {"memory_s", t.memory_s},
+          {"launch_s", t.launch_s},   {"communication_s", t.communication_s},
+          {"bubble_s", t.bubble_s},   {"optimizer_s", t.optimizer_s},
+          {"input_s", t.input_s},     {"step_s", t.step_s}};
 }
 
 nlohmann::json EstimateToJson(const Workload& w, const Estimate& e) {
   nlohmann::json terms = nlohmann::json::array();
   for (const Term& term : e.terms) {
-    terms.push_back({{"name", term.name}, {"value", term.value}, {"unit", term.unit},
+    terms.push_back({{"name", term.name},
+                     {"value", term.value},
+                     {"unit", term.unit},
                      {"formula", term.formula}});
   }
-  nlohmann::json out = {
-      {"schema", "cloudfit.estimate/v1"},
-      {"workload",
-       {{"kind", WorkloadKindName(w.kind)},
-        {"model", w.model.name},
-        {"params", w.model.params},
-        {"precision", NumericFormatName(w.precision)},
-        {"seq_len", w.seq_len}}},
-      {"hardware", e.hardware},
-      {"runs_on_gpu", e.runs_on_gpu},
-      {"fits", e.fits},
-      {"bottleneck", e.bottleneck},
-      {"layout",
-       {{"data_parallel", e.layout.data_parallel},
-        {"zero_stage", e.layout.zero_stage},
-        {"tensor_parallel", e.layout.tensor_parallel},
-        {"pipeline_parallel", e.layout.pipeline_parallel},
-        {"micro_batch", e.layout.micro_batch},
-        {"global_batch", e.layout.global_batch},
-        {"grad_accumulation", e.layout.grad_accumulation}}},
-      {"memory", MemoryToJson(e.memory)},
-      {"time", TimeToJson(e.time)},
-      {"throughput", e.throughput},
-      {"throughput_unit", e.throughput_unit},
-      {"total_hours", e.total_s / 3600},
-      {"scaling_efficiency", e.scaling_efficiency},
-      {"notes", e.notes},
-      {"terms", terms}};
+  nlohmann::json out = {{"schema", "cloudfit.estimate/v1"},
+                        {"workload",
+                         {{"kind", WorkloadKindName(w.kind)},
+                          {"model", w.model.name},
+                          {"params", w.model.params},
+                          {"precision", NumericFormatName(w.precision)},
+                          {"seq_len", w.seq_len}}},
+                        {"hardware", e.hardware},
+                        {"runs_on_gpu", e.runs_on_gpu},
+                        {"fits", e.fits},
+                        {"bottleneck", e.bottleneck},
+                        {"layout",
+                         {{"data_parallel", e.layout.data_parallel},
+                          {"zero_stage", e.layout.zero_stage},
+                          {"tensor_parallel", e.layout.tensor_parallel},
+                          {"pipeline_parallel", e.layout.pipeline_parallel},
+                          {"micro_batch", e.layout.micro_batch},
+                          {"global_batch", e.layout.global_batch},
+                          {"grad_accumulation", e.layout.grad_accumulation}}},
+                        {"memory", MemoryToJson(e.memory)},
+                        {"time", TimeToJson(e.time)},
+                        {"throughput", e.throughput},
+                        {"throughput_unit", e.throughput_unit},
+                        {"total_hours", e.total_s / 3600},
+                        {"scaling_efficiency", e.scaling_efficiency},
+                        {"notes", e.notes},
+                        {"terms", terms}};
   if (!w.assumptions.empty()) out["assumptions"] = AssumptionsToJson(w);
   if (w.calibration.active()) out["calibrated_from"] = w.calibration.basis;
   if (e.calibration_scale) {

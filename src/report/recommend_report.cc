@@ -1,10 +1,10 @@
 #include "cloudfit/recommend_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "cloudfit/estimate_json.h"
 #include "util/date.h"
@@ -47,7 +47,8 @@ nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) 
       {"pricing", PricingModeName(c.mode)},
       {"nodes", c.nodes},
       {"replicas", c.replicas},
-      {"gpu", c.instance->has_gpu() ? nlohmann::json(c.instance->gpu_name()) : nlohmann::json(nullptr)},
+      {"gpu",
+       c.instance->has_gpu() ? nlohmann::json(c.instance->gpu_name()) : nlohmann::json(nullptr)},
       {"gpus", c.total_gpus()},
       {"hours", c.hours},
       {"price_per_hour", Optional(c.price_per_hour)},
@@ -107,31 +108,31 @@ nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o
     std::string key = c.rejection.substr(0, c.rejection.find(':'));
     ++rejected[key];
   }
-  nlohmann::json best = r.ranked.empty() ? nlohmann::json(nullptr)
-                                         : EstimateToJson(w, *r.ranked.front().estimate);
+  nlohmann::json best =
+      r.ranked.empty() ? nlohmann::json(nullptr) : EstimateToJson(w, *r.ranked.front().estimate);
   nlohmann::json options = {{"pricing", nlohmann::json::array()},
-                             {"max_nodes", o.max_nodes},
-                             {"excluded_costs", o.excluded_costs},
-                             {"require_rdma", o.require_rdma}};
+                            {"max_nodes", o.max_nodes},
+                            {"excluded_costs", o.excluded_costs},
+                            {"require_rdma", o.require_rdma}};
   for (PricingMode m : o.pricing) options["pricing"].push_back(PricingModeName(m));
   if (w.is_service()) options["serving_hours"] = o.serving_hours;
   if (o.fixed_hours) options["hours"] = *o.fixed_hours;
   nlohmann::json document = {{"schema", "cloudfit.recommend/v2"},
-          {"workload",
-           {{"kind", WorkloadKindName(w.kind)},
-            {"model", w.model.name},
-            {"precision", NumericFormatName(w.precision)}}},
-          {"assumptions", AssumptionsToJson(w)},
-          {"options", options},
-          {"objective", ObjectiveName(o.objective)},
-          {"currency", o.currency},
-          {"candidates_considered", r.candidates_considered},
-          {"feasible", r.ranked.size()},
-          {"ranked", ranked},
-          {"pareto", pareto},
-          {"rejected", rejected},
-          {"best_estimate", best},
-          {"notes", r.notes}};
+                             {"workload",
+                              {{"kind", WorkloadKindName(w.kind)},
+                               {"model", w.model.name},
+                               {"precision", NumericFormatName(w.precision)}}},
+                             {"assumptions", AssumptionsToJson(w)},
+                             {"options", options},
+                             {"objective", ObjectiveName(o.objective)},
+                             {"currency", o.currency},
+                             {"candidates_considered", r.candidates_considered},
+                             {"feasible", r.ranked.size()},
+                             {"ranked", ranked},
+                             {"pareto", pareto},
+                             {"rejected", rejected},
+                             {"best_estimate", best},
+                             {"notes", r.notes}};
   if (w.calibration.active()) document["calibrated_from"] = w.calibration.basis;
   if (!r.hints.empty()) {
     // Only when nothing is feasible: each hint with the fields and options that apply it.
@@ -205,8 +206,8 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
     if (c.replicas > 1) gpus += fmt::format(" ({} replicas)", c.replicas);
     std::vector<std::string> row_warnings;
     for (const std::string& w : c.warnings) {
-      bool hoisted = table_warnings != nullptr &&
-                     std::find(common.begin(), common.end(), w) != common.end();
+      bool hoisted =
+          table_warnings != nullptr && std::find(common.begin(), common.end(), w) != common.end();
       if (!hoisted) row_warnings.push_back(w);
     }
     std::string warnings = row_warnings.empty() ? "" : row_warnings.front();
@@ -225,8 +226,7 @@ Table RecommendationTable(const Recommendation& r, const std::string& currency, 
                   fmt::format("{:.1f}/{:.1f}", e.memory.total_bytes() / kGiB,
                               e.memory.capacity_bytes / kGiB),
                   FormatNumber(e.memory.total_bytes() / kGiB, 3),
-                  FormatNumber(e.memory.capacity_bytes / kGiB, 3),
-                  number(c.price_per_hour, 3),
+                  FormatNumber(e.memory.capacity_bytes / kGiB, 3), number(c.price_per_hour, 3),
                   c.total_cost && *c.total_cost > 0 && *c.total_cost < 0.1
                       ? TableCell(fmt::format("{:.2g}", *c.total_cost))
                       : number(c.total_cost, 2),
@@ -322,9 +322,10 @@ std::string ParetoSvg(const Recommendation& r, const std::string& currency) {
   for (const Candidate* c : front) {
     path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", x(c->hours), y(*c->total_cost));
   }
-  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#d95f02\" "
-                     "stroke-width=\"1.5\"/>\n",
-                     path);
+  svg += fmt::format(
+      "<polyline points=\"{}\" fill=\"none\" stroke=\"#d95f02\" "
+      "stroke-width=\"1.5\"/>\n",
+      path);
   const Candidate& best = r.ranked.front();
   svg += fmt::format(
       "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"none\" stroke=\"#1b9e77\" "
@@ -332,8 +333,9 @@ std::string ParetoSvg(const Recommendation& r, const std::string& currency) {
       "{}</text>\n",
       x(best.hours), y(*best.total_cost), x(best.hours) + 10, y(*best.total_cost) - 10,
       XmlEscape(best.instance->name), XmlEscape(best.region->region), PricingModeName(best.mode));
-  svg += fmt::format("<text x=\"{}\" y=\"18\">{} feasible candidates; Pareto front in orange</text>\n",
-                     left, points.size());
+  svg +=
+      fmt::format("<text x=\"{}\" y=\"18\">{} feasible candidates; Pareto front in orange</text>\n",
+                  left, points.size());
   return svg + "</svg>\n";
 }
 

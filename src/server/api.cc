@@ -1,10 +1,10 @@
 #include "server/api.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog_info.h"
@@ -113,8 +113,9 @@ ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
     } else if (key == "network_gbps") {
       s = ParseNumber(field, Text(value), 0, 1e6, "Gbit/s", &spec.network_gbps);
     } else {
-      return ApiError(400, field + ": unknown field; known: gpu, gpus, instance, nodes, "
-                                   "network_gbps");
+      return ApiError(400, field +
+                               ": unknown field; known: gpu, gpus, instance, nodes, "
+                               "network_gbps");
     }
     if (!s.ok()) return ApiError(400, s.message());
   }
@@ -168,11 +169,30 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
     }
     return v;
   };
-  static const char* kKnown[] = {"provider", "region", "family", "gpu", "gpu_only", "cpu_only",
-                                 "gpus_min", "gpus_max", "gpu_memory_min", "gpu_memory_max",
-                                 "vcpus_min", "vcpus_max", "memory_min", "memory_max",
-                                 "price_min", "price_max", "pricing", "currency", "sort",
-                                 "desc", "top", "arch", "priced_only", "per_type"};
+  static const char* kKnown[] = {"provider",
+                                 "region",
+                                 "family",
+                                 "gpu",
+                                 "gpu_only",
+                                 "cpu_only",
+                                 "gpus_min",
+                                 "gpus_max",
+                                 "gpu_memory_min",
+                                 "gpu_memory_max",
+                                 "vcpus_min",
+                                 "vcpus_max",
+                                 "memory_min",
+                                 "memory_max",
+                                 "price_min",
+                                 "price_max",
+                                 "pricing",
+                                 "currency",
+                                 "sort",
+                                 "desc",
+                                 "top",
+                                 "arch",
+                                 "priced_only",
+                                 "per_type"};
   for (const auto& [key, value] : params) {
     bool known = false;
     for (const char* k : kKnown) known |= key == k;
@@ -201,7 +221,8 @@ ApiResponse ApiInstances(const Catalog& catalog, const QueryParams& params) {
   if (auto it = params.find("arch"); it != params.end()) q.arch = it->second;
   if (auto it = params.find("currency"); it != params.end()) q.currency = it->second;
   if (auto it = params.find("sort"); it != params.end()) q.sort_by = it->second;
-  if (auto it = params.find("pricing"); it != params.end() && !ParsePricingMode(it->second, &q.pricing)) {
+  if (auto it = params.find("pricing");
+      it != params.end() && !ParsePricingMode(it->second, &q.pricing)) {
     return ApiError(400, "pricing: '" + Shown(it->second) +
                              "' is not one of ondemand, spot, reserved-1y, reserved-3y");
   }
@@ -238,8 +259,9 @@ Status WholeFrom(const std::string& field, const json& value, double min, double
 Status NameFrom(const std::string& field, const json& value, std::string* out) {
   if (!value.is_string()) return Status::InvalidArgument(field + ": expected a string");
   std::string text = value.get<std::string>();
-  bool printable = std::all_of(text.begin(), text.end(),
-                               [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+  bool printable = std::all_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  });
   if (Trim(text).empty() || text.size() > kMaxExportNameBytes || !printable) {
     return Status::InvalidArgument(fmt::format(
         "{}: expected a name of 1 to {} printable characters", field, kMaxExportNameBytes));
@@ -251,9 +273,12 @@ Status NameFrom(const std::string& field, const json& value, std::string* out) {
 std::string ExportFileName(const std::string& name, ExportFormat format) {
   std::string base = name.empty() ? "cloudfit" : ResourceName(name);
   switch (format) {
-    case ExportFormat::kSkyPilot: return base + ".sky.yaml";
-    case ExportFormat::kTerraform: return base + ".tf";
-    case ExportFormat::kKubernetes: return base + ".k8s.yaml";
+    case ExportFormat::kSkyPilot:
+      return base + ".sky.yaml";
+    case ExportFormat::kTerraform:
+      return base + ".tf";
+    case ExportFormat::kKubernetes:
+      return base + ".k8s.yaml";
   }
   return base;
 }
@@ -264,16 +289,19 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
   json request;
   ApiResponse error;
   if (!ParseBody(body, &request, &error)) return error;
-  static const char* kKnown[] = {"format", "workload", "calibration", "options", "rank",
-                                 "instance", "region", "pricing", "nodes", "replicas",
-                                 "serving", "name", "disk_gb"};
+  static const char* kKnown[] = {"format",   "workload", "calibration", "options", "rank",
+                                 "instance", "region",   "pricing",     "nodes",   "replicas",
+                                 "serving",  "name",     "disk_gb"};
   for (const auto& item : request.items()) {
     // Not a structured binding: clang (C++20 as clang 14 has it) cannot capture one in a lambda.
     const std::string& key = item.key();
-    if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return key == k; })) {
-      return ApiError(400, Shown(key) + ": unknown field; known: format, workload, calibration, "
-                           "options, rank (a recommendation's offer), or instance, region, pricing, "
-                           "nodes, replicas, serving; and name, disk_gb");
+    if (std::none_of(std::begin(kKnown), std::end(kKnown),
+                     [&](const char* k) { return key == k; })) {
+      return ApiError(400,
+                      Shown(key) +
+                          ": unknown field; known: format, workload, calibration, "
+                          "options, rank (a recommendation's offer), or instance, region, pricing, "
+                          "nodes, replicas, serving; and name, disk_gb");
     }
   }
   ExportFormat format;
@@ -284,12 +312,14 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
   bool ranked = request.contains("rank") || request.contains("workload");
   bool named = request.contains("instance");
   if (ranked == named) {
-    return ApiError(400, "rank: give either rank with workload (an offer of the recommendation "
-                         "for it) or instance (with region and pricing), not both or neither");
+    return ApiError(400,
+                    "rank: give either rank with workload (an offer of the recommendation "
+                    "for it) or instance (with region and pricing), not both or neither");
   }
   for (const char* key : {"region", "pricing", "nodes", "replicas", "serving"}) {
     if (ranked && request.contains(key)) {
-      return ApiError(400, std::string(key) + ": goes with instance; with rank the ranking chooses");
+      return ApiError(400,
+                      std::string(key) + ": goes with instance; with rank the ranking chooses");
     }
   }
   for (const char* key : {"calibration", "options"}) {
@@ -315,8 +345,8 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
     const RecommendOptions& o = decoded.options;
     Recommendation r;
     if (s.ok()) {
-    s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
-  }
+      s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
+    }
     if (!s.ok()) return ApiError(400, s.message());
     if (r.ranked.empty()) {
       return ApiError(400, "rank: nothing is feasible for this workload, so nothing to export");
@@ -334,7 +364,8 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
     if (s.ok() && request.contains("pricing") &&
         (!request["pricing"].is_string() ||
          !ParsePricingMode(request["pricing"].get<std::string>(), &mode))) {
-      s = Status::InvalidArgument("pricing: expected one of ondemand, spot, reserved-1y, reserved-3y");
+      s = Status::InvalidArgument(
+          "pricing: expected one of ondemand, spot, reserved-1y, reserved-3y");
     }
     if (s.ok()) s = ExportTargetForInstance(catalog, instance, region, mode, &target);
     if (s.ok() && request.contains("nodes")) {
@@ -344,8 +375,10 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
       s = WholeFrom("replicas", request["replicas"], 1, kMaxExportReplicas, &target.replicas);
     }
     if (s.ok() && request.contains("serving")) {
-      if (!request["serving"].is_boolean()) s = Status::InvalidArgument("serving: expected true or false");
-      else target.serving = request["serving"].get<bool>();
+      if (!request["serving"].is_boolean())
+        s = Status::InvalidArgument("serving: expected true or false");
+      else
+        target.serving = request["serving"].get<bool>();
     }
     if (!s.ok()) return ApiError(400, s.message());
   }
@@ -383,7 +416,8 @@ ApiResponse ApiWorkloadFields() {
     }
     fields.push_back({{"name", f.name}, {"help", f.help}, {"accepted", accepted}});
   }
-  return Ok({{"schema", "cloudfit.workload-fields/v1"}, {"count", fields.size()}, {"fields", fields}});
+  return Ok(
+      {{"schema", "cloudfit.workload-fields/v1"}, {"count", fields.size()}, {"fields", fields}});
 }
 
 }  // namespace cloudfit

@@ -65,8 +65,8 @@ ApiApplication::ApiApplication(const Catalog& catalog) : catalog_(catalog) {
   routes_.push_back({"/v1/recommend", "POST", Handler::kRecommend, nullptr});
   routes_.push_back({"/v1/estimate", "POST", Handler::kEstimate, nullptr});
   routes_.push_back({"/v1/export", "POST", Handler::kExport, nullptr});
-  routes_.push_back({"/v1/workload-fields", "GET", Handler::kStatic,
-                     prepared(ApiWorkloadFields())});
+  routes_.push_back(
+      {"/v1/workload-fields", "GET", Handler::kStatic, prepared(ApiWorkloadFields())});
   // The page and the API description, from memory: nothing is served from the disk.
   for (const EmbeddedFile& f : EmbeddedWebFiles()) {
     std::string name = f.path;
@@ -99,7 +99,8 @@ HttpRouteMatch ApiApplication::Match(const HttpRequest& request) {
 }
 
 HttpResponse ApiApplication::Handle(const HttpRequest& request, const HttpRouteMatch& match) {
-  if (match.handler == kNoRoute) return Error(404, "no route " + request.method + " " + request.path);
+  if (match.handler == kNoRoute)
+    return Error(404, "no route " + request.method + " " + request.path);
   if (match.handler == kWrongMethod) {
     HttpResponse r = Error(405, request.method + " " + request.path + ": method not allowed");
     std::string allowed;

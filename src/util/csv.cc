@@ -1,11 +1,11 @@
 #include "util/csv.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 #include "util/validate.h"
@@ -42,16 +42,16 @@ constexpr auto kSpecial = [] {
 bool SplitRecords(std::string_view text, std::deque<std::string>* unquoted,
                   std::vector<CsvRow>* records, std::string* error) {
   CsvRow current;
-  size_t width = 0;  // fields of the first record: later ones reserve as many
+  size_t width = 0;            // fields of the first record: later ones reserve as many
   bool field_started = false;  // distinguishes an empty line from a line with one empty field
   int line = 1;
   current.line = 1;
   const char* p = text.data();
   const char* end = p + text.size();
   records->reserve(static_cast<size_t>(std::count(p, end, '\n')) + 1);
-  const char* start = p;   // the field's first character
+  const char* start = p;           // the field's first character
   const char* view_end = nullptr;  // where a view ends before p: a CRLF, a closing quote
-  std::string* made = nullptr;  // the field as made in `unquoted`, once it needs to be
+  std::string* made = nullptr;     // the field as made in `unquoted`, once it needs to be
   auto end_field = [&]() {
     const char* last = view_end ? view_end : p;
     current.fields.push_back(made ? std::string_view(*made)
@@ -134,8 +134,10 @@ bool SplitRecords(std::string_view text, std::deque<std::string>* unquoted,
         break;
       case '\r':
         // CRLF line ends: the '\n' ends the record. A CR elsewhere is dropped from the field.
-        if (made == nullptr && (p + 1 == end || p[1] == '\n')) view_end = p;
-        else make(p);
+        if (made == nullptr && (p + 1 == end || p[1] == '\n'))
+          view_end = p;
+        else
+          make(p);
         ++p;
         break;
       case '\n':
@@ -196,8 +198,7 @@ Status ParseCsv(std::string_view text, std::string_view path, const CsvOptions& 
     if (options.allow_comments && StartsWith(row.fields[0], "#")) continue;
     if (row.fields.size() != out->header.size()) {
       return Status::Corruption(fmt::format("{}:{}: expected {} fields as in the header, found {}",
-                                            path, row.line, out->header.size(),
-                                            row.fields.size()));
+                                            path, row.line, out->header.size(), row.fields.size()));
     }
     if (kept != i) records[kept] = std::move(row);  // never onto itself
     ++kept;

@@ -5,8 +5,8 @@
 
 #include <deque>
 #include <functional>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>

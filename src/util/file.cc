@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -11,8 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 
@@ -168,8 +167,8 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
     mode = st.st_mode & 07777;
   }
   RemoveStaleTempFiles(dir / target.filename());
-  fs::path tmp = dir / fmt::format(".{}.tmp-{}-{}", target.filename().string(), ::getpid(),
-                                   RandomSuffix());
+  fs::path tmp =
+      dir / fmt::format(".{}.tmp-{}-{}", target.filename().string(), ::getpid(), RandomSuffix());
   Status s = WriteNewFile(tmp, contents, mode);
   if (!s.ok()) return Status::IOError(fmt::format("{}: cannot write it: {}", path, s.message()));
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -266,7 +265,8 @@ Status WriteTree(const fs::path& root, const std::map<std::string, std::string>&
       return Status::InvalidArgument(relative + ": not a path inside the directory");
     }
     fs::create_directories(path.parent_path(), ec);
-    if (ec) return Status::IOError(fmt::format("{}: {}", path.parent_path().string(), ec.message()));
+    if (ec)
+      return Status::IOError(fmt::format("{}: {}", path.parent_path().string(), ec.message()));
     for (fs::path p = path.parent_path(); p != root && !p.empty(); p = p.parent_path()) {
       dirs.insert(p);
     }
@@ -363,8 +363,8 @@ Status WriteDirectoryAtomically(const std::string& dir,
     int error = errno;
     std::error_code ignored;
     fs::remove_all(staging, ignored);
-    return Status::IOError(fmt::format("{}: cannot swap in the new directory: {}", dir,
-                                       ErrnoText(error)));
+    return Status::IOError(
+        fmt::format("{}: cannot swap in the new directory: {}", dir, ErrnoText(error)));
   }
   // The file system cannot exchange: two renames, with the old tree kept until the new one is
   // in place. A run killed between them leaves <name>.old-PID, which the next run puts back.

@@ -113,7 +113,8 @@ std::vector<std::string> ClosestNames(std::string_view query,
     std::string normalized = NormalizeName(candidate);
     size_t distance = EditDistance(key, normalized);
     // A query contained in a longer name ("a100" in "a10080gb") is a near miss too.
-    if (!key.empty() && normalized.find(key) != std::string::npos) distance = std::min<size_t>(distance, 1);
+    if (!key.empty() && normalized.find(key) != std::string::npos)
+      distance = std::min<size_t>(distance, 1);
     if (distance <= max_distance) ranked.emplace(distance, candidate);
   }
   std::vector<std::string> out;
@@ -145,11 +146,21 @@ std::string XmlEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\t') out += c;
     }

@@ -39,8 +39,7 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // Up to `limit` candidates closest to `query` by edit distance of their normalized forms,
 // closest first; candidates further than about half the query's length are left out.
 std::vector<std::string> ClosestNames(std::string_view query,
-                                      const std::vector<std::string>& candidates,
-                                      size_t limit = 3);
+                                      const std::vector<std::string>& candidates, size_t limit = 3);
 
 // Shortest decimal form of a number: 8 -> "8", 0.25 -> "0.25".
 std::string FormatNumberShort(double value);

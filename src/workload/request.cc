@@ -1,10 +1,10 @@
 #include "cloudfit/request.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "cloudfit/measured_calibration.h"
 #include "cloudfit/skypilot_task.h"
@@ -64,14 +64,17 @@ Status Bool(const std::string& field, const json& v, bool* out) {
     return Status::OK();
   }
   std::string k = ToLower(Text(v));
-  if (k == "true" || k == "yes" || k == "1") *out = true;
-  else if (k == "false" || k == "no" || k == "0") *out = false;
-  else return Invalid(field, fmt::format("expected true or false, not '{}'", Shown(Text(v))));
+  if (k == "true" || k == "yes" || k == "1")
+    *out = true;
+  else if (k == "false" || k == "no" || k == "0")
+    *out = false;
+  else
+    return Invalid(field, fmt::format("expected true or false, not '{}'", Shown(Text(v))));
   return Status::OK();
 }
 
-using OptionSetter = std::function<Status(const std::string& field, const json& v,
-                                          RecommendOptions* o)>;
+using OptionSetter =
+    std::function<Status(const std::string& field, const json& v, RecommendOptions* o)>;
 
 OptionSetter List(std::vector<std::string> RecommendOptions::*member) {
   return [member](const std::string& field, const json& v, RecommendOptions* o) {
@@ -148,7 +151,8 @@ const std::map<std::string, OptionSetter>& Options() {
       {"objective",
        [](const std::string& field, const json& v, RecommendOptions* o) {
          if (ParseObjective(Text(v), &o->objective)) return Status::OK();
-         return Invalid(field, fmt::format("'{}' is not one of cheapest, fastest, balanced", Shown(Text(v))));
+         return Invalid(
+             field, fmt::format("'{}' is not one of cheapest, fastest, balanced", Shown(Text(v))));
        }},
       {"pricing",
        [](const std::string& field, const json& v, RecommendOptions* o) {
@@ -156,8 +160,9 @@ const std::map<std::string, OptionSetter>& Options() {
          for (const std::string& p : StringList(v)) {
            PricingMode mode;
            if (!ParsePricingMode(p, &mode)) {
-             return Invalid(field, fmt::format(
-                                       "'{}' is not one of ondemand, spot, reserved-1y, reserved-3y", p));
+             return Invalid(
+                 field,
+                 fmt::format("'{}' is not one of ondemand, spot, reserved-1y, reserved-3y", p));
            }
            if (std::find(o->pricing.begin(), o->pricing.end(), mode) == o->pricing.end()) {
              o->pricing.push_back(mode);
@@ -186,11 +191,12 @@ Status SetOption(const std::string& path, const std::string& key, const json& va
                  RecommendOptions* o, std::set<std::string>* given) {
   auto it = Options().find(key);
   if (it == Options().end()) {
-    return Invalid(path + Shown(key), "unknown option; known: " + Join(RecommendOptionNames(), ", "));
+    return Invalid(path + Shown(key),
+                   "unknown option; known: " + Join(RecommendOptionNames(), ", "));
   }
-  if (value.is_object() || (value.is_array() && key != "providers" && key != "regions" &&
-                            key != "gpus" && key != "exclude_gpus" && key != "instances" &&
-                            key != "pricing" && key != "exclude_costs")) {
+  if (value.is_object() ||
+      (value.is_array() && key != "providers" && key != "regions" && key != "gpus" &&
+       key != "exclude_gpus" && key != "instances" && key != "pricing" && key != "exclude_costs")) {
     return Invalid(path + key, "expected a single value");
   }
   Status s = it->second(path + key, value, o);
@@ -273,8 +279,9 @@ Status DecodeCalibration(const Catalog& catalog, const json& c, Workload* w) {
 void FinalizeRecommendOptions(const Workload& w, const std::set<std::string>& given,
                               RecommendOptions* o) {
   if (!given.count("pricing")) {
-    o->pricing = w.is_service() ? std::vector<PricingMode>{PricingMode::kOnDemand}
-                                : std::vector<PricingMode>{PricingMode::kOnDemand, PricingMode::kSpot};
+    o->pricing = w.is_service()
+                     ? std::vector<PricingMode>{PricingMode::kOnDemand}
+                     : std::vector<PricingMode>{PricingMode::kOnDemand, PricingMode::kSpot};
   }
   std::sort(o->excluded_costs.begin(), o->excluded_costs.end());
   o->excluded_costs.erase(std::unique(o->excluded_costs.begin(), o->excluded_costs.end()),
@@ -305,9 +312,12 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
   } else {
     for (const auto& [key, value] : request.items()) {
       if (key == "id") continue;
-      if (key == "calibration") calibration = value;
-      else if (IsOption(key)) options[key] = value;
-      else workload[key] = value;
+      if (key == "calibration")
+        calibration = value;
+      else if (IsOption(key))
+        options[key] = value;
+      else
+        workload[key] = value;
     }
   }
   Status s = DecodeWorkload(catalog, workload, workload_path, &out->workload);

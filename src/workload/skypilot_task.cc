@@ -1,14 +1,14 @@
 #include "cloudfit/skypilot_task.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hardware.h"
@@ -25,18 +25,19 @@ namespace {
 // may have. Only `resources` and `num_nodes` bear on the choice of machine.
 const std::set<std::string>& TaskKeys() {
   static const std::set<std::string> keys = {
-      "name",   "workdir", "event_callback", "num_nodes", "resources", "file_mounts",
-      "service", "setup",  "run",            "envs",      "secrets",   "inputs",
-      "outputs", "config", "volumes",        "experimental", "pool"};
+      "name",         "workdir", "event_callback", "num_nodes", "resources",
+      "file_mounts",  "service", "setup",          "run",       "envs",
+      "secrets",      "inputs",  "outputs",        "config",    "volumes",
+      "experimental", "pool"};
   return keys;
 }
 
 // Keys of SkyPilot's resources schema that do not change which machine is rented.
 const std::set<std::string>& IgnoredResourceKeys() {
   static const std::set<std::string> keys = {
-      "job_recovery", "spot_recovery", "volumes",  "disk_tier",   "network_tier",
-      "local_disk",   "max_hourly_cost", "ports",  "labels",      "accelerator_args",
-      "image_id",     "autostop",      "priority", "priority_class", "ephemeral_storage"};
+      "job_recovery", "spot_recovery",   "volumes",  "disk_tier",      "network_tier",
+      "local_disk",   "max_hourly_cost", "ports",    "labels",         "accelerator_args",
+      "image_id",     "autostop",        "priority", "priority_class", "ephemeral_storage"};
   return keys;
 }
 
@@ -45,21 +46,41 @@ const std::set<std::string>& IgnoredResourceKeys() {
 // e.g. AWS p4de.24xlarge is "A100-80GB", Lambda gpu_1x_a6000 is "A6000"). SkyPilot does not
 // tell SXM from PCIe boards apart.
 const std::map<std::string, std::string>& SkyPilotNames() {
-  static const std::map<std::string, std::string> names = {
-      {"P100-PCIE-16GB", "P100"},   {"P100-SXM2-16GB", "P100"},  {"V100-SXM2-16GB", "V100"},
-      {"V100-PCIE-16GB", "V100"},   {"V100-SXM2-32GB", "V100-32GB"},
-      {"V100-PCIE-32GB", "V100-32GB"}, {"A100-SXM4-40GB", "A100"}, {"A100-PCIE-40GB", "A100"},
-      {"A100-SXM4-80GB", "A100-80GB"}, {"A100-PCIE-80GB", "A100-80GB"},
-      {"H100-SXM5-80GB", "H100"},   {"H100-PCIE-80GB", "H100"},  {"H100-NVL-94GB", "H100-NVL"},
-      {"H200-SXM5-141GB", "H200"},  {"H200-NVL-141GB", "H200"},  {"GH200-96GB", "GH200"},
-      {"GH200-144GB", "GH200"},     {"RTX-A4000", "RTXA4000"},   {"RTX-A4500", "RTXA4500"},
-      {"RTX-A5000", "RTXA5000"},    {"RTX-A6000", "A6000"},      {"Quadro-RTX-6000", "RTX6000"},
-      {"RTX-3060", "RTX3060"},      {"RTX-3090", "RTX3090"},     {"RTX-4060", "RTX4060"},
-      {"RTX-4070", "RTX4070"},      {"RTX-4090", "RTX4090"},     {"RTX-5070", "RTX5070"},
-      {"RTX-5090", "RTX5090"},      {"RTX-2000-ADA", "RTX2000-Ada"},
-      {"RTX-4000-ADA", "RTX4000-Ada"}, {"RTX-5880-ADA", "RTX5880-Ada"},
-      {"RTX-6000-ADA", "RTX6000-Ada"}, {"RTX-PRO-6000-BLACKWELL", "RTXPRO6000"},
-      {"Radeon-Pro-V520", "Radeon Pro V520"}};
+  static const std::map<std::string, std::string> names = {{"P100-PCIE-16GB", "P100"},
+                                                           {"P100-SXM2-16GB", "P100"},
+                                                           {"V100-SXM2-16GB", "V100"},
+                                                           {"V100-PCIE-16GB", "V100"},
+                                                           {"V100-SXM2-32GB", "V100-32GB"},
+                                                           {"V100-PCIE-32GB", "V100-32GB"},
+                                                           {"A100-SXM4-40GB", "A100"},
+                                                           {"A100-PCIE-40GB", "A100"},
+                                                           {"A100-SXM4-80GB", "A100-80GB"},
+                                                           {"A100-PCIE-80GB", "A100-80GB"},
+                                                           {"H100-SXM5-80GB", "H100"},
+                                                           {"H100-PCIE-80GB", "H100"},
+                                                           {"H100-NVL-94GB", "H100-NVL"},
+                                                           {"H200-SXM5-141GB", "H200"},
+                                                           {"H200-NVL-141GB", "H200"},
+                                                           {"GH200-96GB", "GH200"},
+                                                           {"GH200-144GB", "GH200"},
+                                                           {"RTX-A4000", "RTXA4000"},
+                                                           {"RTX-A4500", "RTXA4500"},
+                                                           {"RTX-A5000", "RTXA5000"},
+                                                           {"RTX-A6000", "A6000"},
+                                                           {"Quadro-RTX-6000", "RTX6000"},
+                                                           {"RTX-3060", "RTX3060"},
+                                                           {"RTX-3090", "RTX3090"},
+                                                           {"RTX-4060", "RTX4060"},
+                                                           {"RTX-4070", "RTX4070"},
+                                                           {"RTX-4090", "RTX4090"},
+                                                           {"RTX-5070", "RTX5070"},
+                                                           {"RTX-5090", "RTX5090"},
+                                                           {"RTX-2000-ADA", "RTX2000-Ada"},
+                                                           {"RTX-4000-ADA", "RTX4000-Ada"},
+                                                           {"RTX-5880-ADA", "RTX5880-Ada"},
+                                                           {"RTX-6000-ADA", "RTX6000-Ada"},
+                                                           {"RTX-PRO-6000-BLACKWELL", "RTXPRO6000"},
+                                                           {"Radeon-Pro-V520", "Radeon Pro V520"}};
   return names;
 }
 
@@ -112,8 +133,8 @@ bool ParseAmount(std::string text, bool units, ResourceAmount* out) {
   double scale = 1;
   if (units) {
     static const std::pair<const char*, double> suffixes[] = {
-        {"gib", 1}, {"gb", 1}, {"g", 1}, {"tib", 1024}, {"tb", 1024}, {"t", 1024},
-        {"mib", 1.0 / 1024}, {"mb", 1.0 / 1024}, {"m", 1.0 / 1024}};
+        {"gib", 1},  {"gb", 1},           {"g", 1},           {"tib", 1024},    {"tb", 1024},
+        {"t", 1024}, {"mib", 1.0 / 1024}, {"mb", 1.0 / 1024}, {"m", 1.0 / 1024}};
     for (const auto& [suffix, factor] : suffixes) {
       if (EndsWith(text, suffix)) {
         text.resize(text.size() - std::string_view(suffix).size());
@@ -129,7 +150,9 @@ bool ParseAmount(std::string text, bool units, ResourceAmount* out) {
   return true;
 }
 
-bool NearlyEqual(double a, double b) { return std::fabs(a - b) <= 1e-3 * std::max(1.0, std::fabs(b)); }
+bool NearlyEqual(double a, double b) {
+  return std::fabs(a - b) <= 1e-3 * std::max(1.0, std::fabs(b));
+}
 
 Status ParseAccelerators(const YAML::Node& node, std::string_view origin,
                          std::vector<AcceleratorRequest>* out) {
@@ -152,7 +175,8 @@ Status ParseAccelerators(const YAML::Node& node, std::string_view origin,
     }
   } else if (node.IsSequence()) {
     for (const YAML::Node& item : node) {
-      if (!item.IsScalar()) return Bad(origin, field, "each list item must be a string like A100:8");
+      if (!item.IsScalar())
+        return Bad(origin, field, "each list item must be a string like A100:8");
       Status s = add(item.Scalar());
       if (!s.ok()) return s;
     }
@@ -193,8 +217,9 @@ Status ParseInfra(const std::string& infra, std::string_view origin, TaskResourc
   std::string cloud = ToLower(parts[0]);
   if (cloud == "k8s" || cloud == "kubernetes") {
     return Bad(origin, "resources.infra",
-               "'" + infra + "' is a Kubernetes cluster, whose machines are not in cloudfit's "
-               "catalog; name a cloud (aws, gcp, azure, lambda, alibaba, tencent)");
+               "'" + infra +
+                   "' is a Kubernetes cluster, whose machines are not in cloudfit's "
+                   "catalog; name a cloud (aws, gcp, azure, lambda, alibaba, tencent)");
   }
   if (cloud != "*") out->cloud = cloud;
   if (parts.size() > 1 && parts[1] != "*") out->region = parts[1];
@@ -204,9 +229,9 @@ Status ParseInfra(const std::string& infra, std::string_view origin, TaskResourc
 
 Status ParseResources(const YAML::Node& r, std::string_view origin, TaskResources* out) {
   if (!r.IsMap()) return Bad(origin, "resources", "must be a mapping of resource keys");
-  static const std::set<std::string> handled = {"cloud", "region", "zone", "infra", "cpus",
-                                                "memory", "accelerators", "instance_type",
-                                                "use_spot", "disk_size"};
+  static const std::set<std::string> handled = {
+      "cloud",  "region",       "zone",          "infra",    "cpus",
+      "memory", "accelerators", "instance_type", "use_spot", "disk_size"};
   for (const auto& item : r) {
     std::string key = item.first.Scalar();
     if (key == "any_of" || key == "ordered") {
@@ -219,8 +244,8 @@ Status ParseResources(const YAML::Node& r, std::string_view origin, TaskResource
     } else if (!handled.count(key)) {
       std::vector<std::string> allowed(handled.begin(), handled.end());
       return Bad(origin, "resources." + key,
-                 "not a SkyPilot resources key" +
-                     EndWithSuggestion(key, allowed) + " Allowed: " + Join(allowed, ", "));
+                 "not a SkyPilot resources key" + EndWithSuggestion(key, allowed) +
+                     " Allowed: " + Join(allowed, ", "));
     }
   }
   auto scalar = [&](const char* key, std::string* value) {
@@ -317,8 +342,8 @@ Status ParseAcceleratorRequest(std::string_view text, std::string_view field,
     }
   }
   if (name.empty()) {
-    return Status::InvalidArgument(
-        fmt::format("{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, Shown(text)));
+    return Status::InvalidArgument(fmt::format(
+        "{}: '{}' names no accelerator; NAME[:COUNT], e.g. A100:8", field, Shown(text)));
   }
   out->name = name;
   out->count = count;
@@ -333,7 +358,8 @@ Status ParseSkyPilotTask(std::string_view yaml_text, std::string_view origin, Ta
     if (!DocumentsEnd(text, text.size() + 1)) {
       return Status::InvalidArgument(fmt::format(
           "{}: not valid YAML: the parser makes no progress (a stray ',' or other punctuation "
-          "outside a [ ] or {{ }} list?)", origin));
+          "outside a [ ] or {{ }} list?)",
+          origin));
     }
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
@@ -341,9 +367,9 @@ Status ParseSkyPilotTask(std::string_view yaml_text, std::string_view origin, Ta
   }
   std::erase_if(docs, [](const YAML::Node& d) { return d.IsNull(); });
   if (docs.size() != 1) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: {} YAML documents; a SkyPilot task is one (a pipeline is not supported)", origin,
-        docs.size()));
+    return Status::InvalidArgument(
+        fmt::format("{}: {} YAML documents; a SkyPilot task is one (a pipeline is not supported)",
+                    origin, docs.size()));
   }
   const YAML::Node& task = docs.front();
   if (!task.IsMap()) return Bad(origin, "task", "must be a mapping (name, resources, run, ...)");
@@ -399,9 +425,9 @@ bool TaskAdmits(const Catalog& catalog, const TaskResources& task, const Instanc
                                          : NearlyEqual(type.vcpus, task.cpus->value))) {
     return false;
   }
-  if (task.memory_gib && !(task.memory_gib->at_least
-                               ? type.memory_gib() >= task.memory_gib->value * (1 - 1e-3)
-                               : NearlyEqual(type.memory_gib(), task.memory_gib->value))) {
+  if (task.memory_gib &&
+      !(task.memory_gib->at_least ? type.memory_gib() >= task.memory_gib->value * (1 - 1e-3)
+                                  : NearlyEqual(type.memory_gib(), task.memory_gib->value))) {
     return false;
   }
   if (task.accelerators.empty()) return true;
@@ -425,7 +451,8 @@ std::string Describe(const TaskResources& t) {
   if (!t.instance_type.empty()) parts.push_back("instance_type " + t.instance_type);
   if (!t.cloud.empty()) parts.push_back("cloud " + t.cloud);
   if (!t.region.empty()) parts.push_back("region " + t.region);
-  if (t.cpus) parts.push_back("cpus " + FormatNumberShort(t.cpus->value) + (t.cpus->at_least ? "+" : ""));
+  if (t.cpus)
+    parts.push_back("cpus " + FormatNumberShort(t.cpus->value) + (t.cpus->at_least ? "+" : ""));
   if (t.memory_gib) {
     parts.push_back("memory " + FormatNumberShort(t.memory_gib->value) +
                     (t.memory_gib->at_least ? "+" : "") + " GiB");
@@ -442,9 +469,9 @@ Status CheckNames(const Catalog& catalog, const TaskResources& task) {
   if (!task.cloud.empty()) {
     std::vector<std::string> providers = catalog.Providers();
     if (std::find(providers.begin(), providers.end(), task.cloud) == providers.end()) {
-      return Status::NotFound(fmt::format(
-          "resources.cloud: '{}' has no instances in the catalog{} Clouds: {}", task.cloud,
-          EndWithSuggestion(task.cloud, providers), Join(providers, ", ")));
+      return Status::NotFound(
+          fmt::format("resources.cloud: '{}' has no instances in the catalog{} Clouds: {}",
+                      task.cloud, EndWithSuggestion(task.cloud, providers), Join(providers, ", ")));
     }
   }
   return Status::OK();
@@ -467,8 +494,8 @@ Status ApplyTaskToRecommendOptions(const Catalog& catalog, const TaskResources& 
   }
   if (!task.region.empty()) o->regions = {task.region};
   if (task.num_nodes > 1) o->max_nodes = task.num_nodes;
-  bool narrows = !task.accelerators.empty() || !task.instance_type.empty() || task.cpus ||
-                 task.memory_gib;
+  bool narrows =
+      !task.accelerators.empty() || !task.instance_type.empty() || task.cpus || task.memory_gib;
   if (!narrows) return Status::OK();
   std::vector<std::string> admitted;
   for (const InstanceType& t : catalog.instances()) {
@@ -481,8 +508,9 @@ Status ApplyTaskToRecommendOptions(const Catalog& catalog, const TaskResources& 
     admitted.push_back(t.name);
   }
   if (admitted.empty()) {
-    return Status::NotFound("--task: no instance type in the catalog has " + Describe(task) +
-                            (o->instances.empty() ? "" : " among --instance " + Join(o->instances, ",")));
+    return Status::NotFound(
+        "--task: no instance type in the catalog has " + Describe(task) +
+        (o->instances.empty() ? "" : " among --instance " + Join(o->instances, ",")));
   }
   o->instances = admitted;
   return Status::OK();
@@ -536,8 +564,10 @@ Status ApplyAcceleratorCounts(const Catalog& catalog, RecommendOptions* o) {
     const Accelerator* a = nullptr;
     s = catalog.FindAccelerator(r.name, &a);
     if (!s.ok()) return Status::NotFound("--gpu: " + s.message());
-    if (g.find(':') != std::string::npos) counted.push_back(r);
-    else any_count.push_back(a);
+    if (g.find(':') != std::string::npos)
+      counted.push_back(r);
+    else
+      any_count.push_back(a);
   }
   TaskResources task;
   task.accelerators = counted;

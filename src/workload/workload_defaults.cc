@@ -1,8 +1,8 @@
 #include "workload/workload_defaults.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "catalog/reference_tables.h"
 #include "cloudfit/table.h"
@@ -115,12 +115,12 @@ Status ApplyRecipe(const Catalog& catalog, Workload* w) {
   }
   if (wants_seq) {
     if (found && recipe.seq_len > 0) {
-      w->seq_len = w->model.context > 0 ? std::min(recipe.seq_len, w->model.context)
-                                        : recipe.seq_len;
+      w->seq_len =
+          w->model.context > 0 ? std::min(recipe.seq_len, w->model.context) : recipe.seq_len;
       Assume(w, "seq_len", std::to_string(w->seq_len),
-             wants_batch ? "the same recipe as batch"
-                         : fmt::format("the usual recipe{}: {} ({})", origin, recipe.notes,
-                                       recipe.source));
+             wants_batch
+                 ? "the same recipe as batch"
+                 : fmt::format("the usual recipe{}: {} ({})", origin, recipe.notes, recipe.source));
     } else {
       w->seq_len = ContextDefault(w->model);
       // Generation is sized by prompt and output tokens; seq_len shapes training and encoders.
@@ -139,9 +139,9 @@ Status ResolveTrainingAmount(Workload* w) {
   bool dataset = w->dataset_samples > 0, steps = w->steps > 0;
   double seq = std::max(1, w->seq_len);
   if (tokens && !TokenModel(*w)) {
-    return Status::InvalidArgument(fmt::format(
-        "tokens: {} reads {}, not tokens; give samples, or epochs with dataset_samples",
-        w->model.name, w->model.family == "speech" ? "audio" : "images"));
+    return Status::InvalidArgument(
+        fmt::format("tokens: {} reads {}, not tokens; give samples, or epochs with dataset_samples",
+                    w->model.name, w->model.family == "speech" ? "audio" : "images"));
   }
   if (steps && (tokens || samples || epochs)) {
     return Status::InvalidArgument(
@@ -203,12 +203,11 @@ Status ResolveInferenceAmount(Workload* w) {
   }
   bool tokens = w->tokens > 0, samples = w->samples > 0, epochs = w->epochs > 0;
   if (epochs && samples) {
-    return Status::InvalidArgument(
-        "samples and epochs: both give the amount of work; give one");
+    return Status::InvalidArgument("samples and epochs: both give the amount of work; give one");
   }
   if (tokens && !TokenModel(*w)) {
-    return Status::InvalidArgument(fmt::format(
-        "tokens: {} does not generate tokens; give samples", w->model.name));
+    return Status::InvalidArgument(
+        fmt::format("tokens: {} does not generate tokens; give samples", w->model.name));
   }
   if (epochs) {
     if (w->dataset_samples <= 0) {
@@ -410,12 +409,17 @@ Status ApplyWorkloadDefaults(const Catalog& catalog, Workload* w) {
   if (!s.ok()) return s;
   if ((w->kind == WorkloadKind::kLora || w->kind == WorkloadKind::kQlora) &&
       !w->was_given("lora_rank")) {
-    Assume(w, "lora_rank", std::to_string(w->lora_rank), "adapters of rank 16 on every linear layer");
+    Assume(w, "lora_rank", std::to_string(w->lora_rank),
+           "adapters of rank 16 on every linear layer");
   }
   switch (w->kind) {
-    case WorkloadKind::kServing: ServingAssumptions(w); break;
+    case WorkloadKind::kServing:
+      ServingAssumptions(w);
+      break;
     case WorkloadKind::kRealtimeRender:
-    case WorkloadKind::kCad: StreamAssumptions(w); break;
+    case WorkloadKind::kCad:
+      StreamAssumptions(w);
+      break;
     case WorkloadKind::kPreprocess:
       if (!w->was_given("per_core_mb_s")) {
         Assume(w, "per_core_mb_s", FormatNumber(w->per_core_mb_s, 0),
@@ -426,7 +430,8 @@ Status ApplyWorkloadDefaults(const Catalog& catalog, Workload* w) {
     case WorkloadKind::kClassicMl:
       if (Status c = ClassicMlDefaults(w); !c.ok()) return c;
       break;
-    default: break;
+    default:
+      break;
   }
   if (w->os == OperatingSystem::kAuto) w->os = OperatingSystem::kLinux;
   return Status::OK();
