@@ -17,21 +17,10 @@ namespace cloudfit {
 bool RecommendContext::priced_per_period() const { return workload.is_service(); }
 
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
-  for (const Rate& r : rates_) {
-    // The same arithmetic as Catalog::Convert, so the amounts are the same to the last bit.
-    if (r.from == from)
-      return r.to_usd_per_unit > 0 ? amount * r.from_usd_per_unit / r.to_usd_per_unit : 0;
-  }
-  const CurrencyRate* source = catalog.FindCurrency(from);
-  const CurrencyRate* target = catalog.FindCurrency(options.currency);
-  Rate r;
-  r.from = from;
-  if (source != nullptr && target != nullptr) {
-    r.from_usd_per_unit = source->usd_per_unit;
-    r.to_usd_per_unit = target->usd_per_unit;
-  }
-  rates_.push_back(r);
-  return ToRequestCurrency(amount, from);
+  // Catalog::Convert finds an upper-case code without a copy, so no cache is needed here.
+  double out = 0;
+  catalog.Convert(amount, from, options.currency, &out).ok();
+  return out;
 }
 
 std::string Money(double amount, const std::string& currency) {

@@ -20,8 +20,7 @@ inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 inline constexpr double kHoursPerYear = 8760;
 
 // What every stage reads, and what the candidate stage leaves for the notes.
-class RecommendContext {
- public:
+struct RecommendContext {
   RecommendContext(const Catalog& c, const Workload& w, const RecommendOptions& o)
       : catalog(c), workload(w), options(o) {}
 
@@ -42,17 +41,9 @@ class RecommendContext {
   // Serving and streaming are priced for a period of operation rather than a job.
   bool priced_per_period() const;
 
-  // `amount` in currency `from` in the options' currency, as Catalog::Convert gives it, with
-  // each currency looked up once per request; 0 when a currency has no rate.
+  // `amount` in currency `from` in the options' currency (Catalog::Convert); 0 when a currency
+  // has no rate.
   double ToRequestCurrency(double amount, const std::string& from) const;
-
- private:
-  struct Rate {
-    std::string from;
-    double from_usd_per_unit = 0;
-    double to_usd_per_unit = 0;
-  };
-  mutable std::vector<Rate> rates_;  // the currencies converted so far (a handful)
 };
 
 // "12.34 USD" or "1,234 USD".
