@@ -4,6 +4,7 @@
 #define CLOUDFIT_ESTIMATE_JSON_H_
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cloudfit/estimate.h"
 
@@ -11,10 +12,10 @@ namespace cloudfit {
 
 // The workload's assumptions (defaults it did not give) as [{field, value, why}].
 nlohmann::json AssumptionsToJson(const Workload& w);
+// The estimate as text (what EstimateToJson(...).dump(indent) gives), written without building
+// the document; `indent` < 0 is compact.
+std::string EstimateJsonText(const Workload& workload, const Estimate& estimate, int indent = -1);
 nlohmann::json EstimateToJson(const Workload& workload, const Estimate& estimate);
-// The estimate's memory and time breakdowns, as EstimateToJson writes them.
-nlohmann::json MemoryToJson(const MemoryBreakdown& memory);
-nlohmann::json TimeToJson(const TimeBreakdown& time);
 
 }  // namespace cloudfit
 

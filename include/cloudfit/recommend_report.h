@@ -3,10 +3,9 @@
 #ifndef CLOUDFIT_RECOMMEND_REPORT_H_
 #define CLOUDFIT_RECOMMEND_REPORT_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/recommend.h"
 #include "cloudfit/table.h"
@@ -14,6 +13,17 @@
 namespace cloudfit {
 
 nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency);
+
+struct RecommendationJsonOptions {
+  size_t top = 0;       // candidates in `ranked` (0 = all); `pareto` always has the whole front
+  int indent = -1;      // < 0: one line
+  bool points = false;  // `points`: every feasible candidate's (hours, cost), for a plot
+};
+// Appends the recommendation's JSON text: what RecommendationToJson(...).dump(indent) gives,
+// byte for byte, written straight from the candidates without building the document (an
+// answer is 30-60 KB; building it cost more than the recommendation).
+void AppendRecommendationJson(const Workload& w, const RecommendOptions& o, const Recommendation& r,
+                              const RecommendationJsonOptions& how, std::string* text);
 nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o,
                                     const Recommendation& r, size_t top);
 // The first `top` candidates (0 = all). People's columns combine figures ("8x A100",

@@ -1,10 +1,10 @@
 // cloudfit estimate: a workload on one hardware choice, with memory, time and scaling broken
 // down; or many cases from a JSON Lines file, one result per line.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/estimate.h"
@@ -30,8 +30,9 @@ struct EstimateOptions {
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 void PrintText(const Workload& w, const Estimate& e, bool explain) {
-  std::cout << fmt::format("estimate: {} {} on {} ({})\n", w.model.name.empty() ? "-" : w.model.name,
-                           WorkloadKindName(w.kind), e.hardware, NumericFormatName(w.precision));
+  std::cout << fmt::format("estimate: {} {} on {} ({})\n",
+                           w.model.name.empty() ? "-" : w.model.name, WorkloadKindName(w.kind),
+                           e.hardware, NumericFormatName(w.precision));
   if (!w.assumptions.empty()) {
     std::cout << "assumptions (give the field to change one):\n";
     for (const Assumption& a : w.assumptions) {
@@ -43,22 +44,27 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
                            e.fits ? "yes" : "NO", m.total_bytes() / kGiB, m.capacity_bytes / kGiB,
                            m.capacity_bytes > 0 ? 100 * m.total_bytes() / m.capacity_bytes : 0);
   Table memory({{"component", "memory per device"}, {"gib", "GiB", true}});
-  std::pair<const char*, double> parts[] = {
-      {"weights", m.weights_bytes},         {"gradients", m.gradients_bytes},
-      {"optimizer state", m.optimizer_bytes}, {"activations", m.activations_bytes},
-      {"KV cache", m.kv_cache_bytes},       {"communication buffers", m.comm_buffers_bytes},
-      {"runtime (CUDA, allocator)", m.runtime_bytes}};
+  std::pair<const char*, double> parts[] = {{"weights", m.weights_bytes},
+                                            {"gradients", m.gradients_bytes},
+                                            {"optimizer state", m.optimizer_bytes},
+                                            {"activations", m.activations_bytes},
+                                            {"KV cache", m.kv_cache_bytes},
+                                            {"communication buffers", m.comm_buffers_bytes},
+                                            {"runtime (CUDA, allocator)", m.runtime_bytes}};
   for (const auto& [name, bytes] : parts) memory.AddRow({name, FormatNumber(bytes / kGiB, 2)});
   std::cout << memory.Render(OutputFormat::kTable);
   const TimeBreakdown& t = e.time;
   if (e.runs_on_gpu || t.step_s > 0) {
     Table time({{"component", "time per step"}, {"s", "s", true}});
-    std::pair<const char*, double> steps[] = {
-        {"forward pass", t.forward_s},    {"backward pass", t.backward_s},
-        {"  of which compute", t.compute_s}, {"  of which memory traffic", t.memory_s},
-        {"communication (exposed)", t.communication_s}, {"pipeline bubble", t.bubble_s},
-        {"optimizer", t.optimizer_s},     {"input pipeline (parallel)", t.input_s},
-        {"step", t.step_s}};
+    std::pair<const char*, double> steps[] = {{"forward pass", t.forward_s},
+                                              {"backward pass", t.backward_s},
+                                              {"  of which compute", t.compute_s},
+                                              {"  of which memory traffic", t.memory_s},
+                                              {"communication (exposed)", t.communication_s},
+                                              {"pipeline bubble", t.bubble_s},
+                                              {"optimizer", t.optimizer_s},
+                                              {"input pipeline (parallel)", t.input_s},
+                                              {"step", t.step_s}};
     for (const auto& [name, s] : steps) time.AddRow({name, FormatNumber(s, 4)});
     std::cout << time.Render(OutputFormat::kTable);
   }
@@ -67,8 +73,8 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
     std::cout << fmt::format(
         "layout: data {} (ZeRO {}) x tensor {} x pipeline {}; micro-batch {}, global batch {}, "
         "{} accumulation step(s)\n",
-        l.data_parallel, l.zero_stage, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, l.global_batch,
-        l.grad_accumulation);
+        l.data_parallel, l.zero_stage, l.tensor_parallel, l.pipeline_parallel, l.micro_batch,
+        l.global_batch, l.grad_accumulation);
   }
   std::cout << fmt::format("throughput: {} {}\n", FormatNumber(e.throughput, 1), e.throughput_unit);
   if (e.total_s > 0) {
@@ -95,8 +101,8 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
           FormatNumber(s.tpot_median_s * 1e3, 2), s.meets_targets ? "" : " (MISSES TARGET)");
       std::cout << fmt::format(
           "per replica: {} requests/s planned (bound by {}), {} at saturation, {} tokens/s\n",
-          FormatNumber(s.requests_per_s, 2), s.sized_by, FormatNumber(s.saturation_requests_per_s, 2),
-          FormatNumber(s.tokens_per_s, 0));
+          FormatNumber(s.requests_per_s, 2), s.sized_by,
+          FormatNumber(s.saturation_requests_per_s, 2), FormatNumber(s.tokens_per_s, 0));
     } else {
       std::cout << fmt::format("batch {}: TTFT {} ms, TPOT {} ms, {} tokens/s{}\n", s.max_batch,
                                FormatNumber(s.ttft_s * 1e3, 1), FormatNumber(s.tpot_s * 1e3, 2),
@@ -108,7 +114,8 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
     const RenderFigures& r = *e.render;
     if (r.seconds_per_frame > 0) {
       std::cout << fmt::format("render: {} s per frame per GPU, {} frames/h\n",
-                               FormatNumber(r.seconds_per_frame, 1), FormatNumber(r.frames_per_hour, 1));
+                               FormatNumber(r.seconds_per_frame, 1),
+                               FormatNumber(r.frames_per_hour, 1));
     }
     if (w.kind != WorkloadKind::kRender) {
       std::cout << fmt::format("streams per GPU: {} (AV1 encode: {})\n", r.streams_per_gpu,
@@ -120,8 +127,9 @@ void PrintText(const Workload& w, const Estimate& e, bool explain) {
     std::cout << "calibrated from " << basis << "\n";
   }
   if (e.calibration_scale) {
-    std::cout << fmt::format("calibration on this hardware: compute x {:.3g}, memory bandwidth x {:.3g}\n",
-                             e.calibration_scale->compute, e.calibration_scale->bandwidth);
+    std::cout << fmt::format(
+        "calibration on this hardware: compute x {:.3g}, memory bandwidth x {:.3g}\n",
+        e.calibration_scale->compute, e.calibration_scale->bandwidth);
   }
   if (explain) {
     Table terms({{"term", "term"}, {"value", "value", true}, {"unit", "unit"}, {"how", "from"}});
@@ -196,7 +204,7 @@ void Run(const GlobalOptions& global, const EstimateOptions& o) {
   Estimate e;
   ThrowIfError(EstimateWorkload(catalog, w, hw, &e));
   if (o.format.json) {
-    PrintJson(EstimateToJson(w, e));
+    std::cout << EstimateJsonText(w, e, 2) << "\n";  // as PrintJson writes documents
   } else if (o.format.format() != OutputFormat::kTable) {
     PrintTable(DocumentTable(EstimateToJson(w, e)), o.format);
   } else {

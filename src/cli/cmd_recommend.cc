@@ -120,15 +120,24 @@ void PrintText(const Workload& w, const RecommendOptions& o, const Recommendatio
   for (const std::string& n : notes) std::cout << "note: " << n << "\n";
 }
 
-// One JSON Lines request: the line's fields and options over the command line's options.
-nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_options,
-                       const std::string& line, EstimateCache* cache) {
+// One JSON Lines request: the line's fields and options over the command line's options. The
+// answer's line (without its line break) is appended to `text`; returns whether it succeeded.
+bool RunLine(const Catalog& catalog, const nlohmann::json& base_options, const std::string& line,
+             EstimateCache* cache, std::string* text) {
+  auto fail = [&](const nlohmann::json& id, const std::string& error) {
+    nlohmann::json out = nlohmann::json::object();
+    if (!id.is_discarded()) out["id"] = id;
+    out["ok"] = false;
+    out["error"] = error;
+    text->append(DumpJson(out));
+    return false;
+  };
+  const nlohmann::json no_id(nlohmann::json::value_t::discarded);
   nlohmann::json in;
   Status parsed = ParseJson("line", line, kMaxJsonlLineBytes, &in);
-  if (!parsed.ok()) return {{"ok", false}, {"error", parsed.message()}};
-  if (!in.is_object()) return {{"ok", false}, {"error", "each line must be a JSON object"}};
-  nlohmann::json out = nlohmann::json::object();
-  if (in.contains("id")) out["id"] = in["id"];
+  if (!parsed.ok()) return fail(no_id, parsed.message());
+  if (!in.is_object()) return fail(no_id, "each line must be a JSON object");
+  const nlohmann::json& id = in.contains("id") ? in["id"] : no_id;
   nlohmann::json request = MergeOptions(in, base_options);
   RecommendRequest decoded;
   Status s = DecodeRecommendRequest(catalog, request, &decoded);
@@ -137,15 +146,20 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& base_option
     s = Recommend(catalog, decoded.workload, decoded.options, &r,
                   cache->For(decoded.workload_key).get());
   }
-  if (!s.ok()) {
-    out["ok"] = false;
-    out["error"] = s.message();
-    return out;
+  if (!s.ok()) return fail(id, s.message());
+  // {"id":..,"ok":true,"recommendation":{..}}: the members in the order a document keeps them.
+  text->append("{");
+  if (!id.is_discarded()) {
+    text->append("\"id\":");
+    text->append(DumpJson(id));
+    text->append(",");
   }
-  out["ok"] = true;
-  out["recommendation"] =
-      RecommendationToJson(decoded.workload, decoded.options, r, decoded.options.top);
-  return out;
+  text->append("\"ok\":true,\"recommendation\":");
+  RecommendationJsonOptions how;
+  how.top = decoded.options.top;
+  AppendRecommendationJson(decoded.workload, decoded.options, r, how, text);
+  text->append("}");
+  return true;
 }
 
 void Run(const GlobalOptions& global, const RecommendFlags& f) {
@@ -164,11 +178,13 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
     int failures = 0;
     // A batch often repeats a workload under other options: its estimates are made once.
     EstimateCache cache;
+    std::string answer;
     for (std::string line; std::getline(*in, line);) {
       if (Trim(line).empty()) continue;
-      nlohmann::json result = RunLine(catalog, options, line, &cache);
-      failures += result.value("ok", false) ? 0 : 1;
-      std::cout << result.dump() << "\n";
+      answer.clear();
+      failures += RunLine(catalog, options, line, &cache, &answer) ? 0 : 1;
+      answer.push_back('\n');
+      std::cout.write(answer.data(), static_cast<std::streamsize>(answer.size()));
     }
     if (failures > 0) throw CliError{fmt::format("{} request(s) failed", failures)};
     return;
@@ -201,7 +217,13 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
     return;
   }
   if (f.format.json) {
-    PrintJson(RecommendationToJson(w, o, r, o.top));
+    RecommendationJsonOptions how;
+    how.top = o.top;
+    how.indent = 2;  // as PrintJson writes documents
+    std::string text;
+    AppendRecommendationJson(w, o, r, how, &text);
+    text.push_back('\n');
+    std::cout << text;
     return;
   }
   PrintText(w, o, r, f.format, f.explain);

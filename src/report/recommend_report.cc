@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cloudfit/estimate_json.h"
+#include "report/json_parts.h"
 #include "util/date.h"
 #include "util/strings.h"
 
@@ -16,136 +17,231 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-nlohmann::json Optional(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+// Members are written in ascending order of their names, as a JSON document (std::map) keeps
+// them: the text is the same as the document's dump().
+
+void WriteRisk(const JobRisk& r, JsonWriter* out) {
+  out->BeginObject();
+  out->Field("assumed_rate", r.assumed_rate);
+  out->Field("checkpoint_interval_hours", r.checkpoint_interval_hours);
+  out->Field("checkpoint_seconds", r.checkpoint_seconds);
+  out->Field("expected_interruptions", r.expected_interruptions);
+  out->Field("hardware_mtbf_hours", r.hardware_mtbf_hours);
+  out->Field("mtbf_hours", r.mtbf_hours);
+  out->Field("nodes", r.nodes);
+  out->Field("overhead_fraction", r.overhead_fraction);
+  out->Field("probability_interrupted", r.probability_interrupted);
+  out->Field("rate_basis", r.rate_basis);
+  out->Field("restart_hours", r.restart_hours);
+  out->Field("spot_interruptions_per_month", r.spot_interruptions_per_month);
+  out->Field("synchronous", r.synchronous);
+  out->EndObject();
 }
 
-nlohmann::json RiskToJson(const JobRisk& r) {
-  return {{"nodes", r.nodes},
-          {"synchronous", r.synchronous},
-          {"mtbf_hours", r.mtbf_hours},
-          {"spot_interruptions_per_month", r.spot_interruptions_per_month},
-          {"rate_basis", r.rate_basis},
-          {"hardware_mtbf_hours", r.hardware_mtbf_hours},
-          {"checkpoint_seconds", r.checkpoint_seconds},
-          {"checkpoint_interval_hours", r.checkpoint_interval_hours},
-          {"restart_hours", r.restart_hours},
-          {"overhead_fraction", r.overhead_fraction},
-          {"expected_interruptions", r.expected_interruptions},
-          {"probability_interrupted", r.probability_interrupted},
-          {"assumed_rate", r.assumed_rate}};
+void WriteCosts(const std::vector<CostLine>& lines, JsonWriter* out) {
+  out->BeginArray();
+  for (const CostLine& line : lines) {
+    out->BeginObject();
+    out->Field("amount", line.amount);
+    out->Field("detail", line.detail);
+    out->Field("name", line.name);
+    out->Field("source", line.source);
+    out->EndObject();
+  }
+  out->EndArray();
+}
+
+// Every feasible candidate as a point of the time-versus-cost plot (the web page draws them).
+void WritePoints(const Recommendation& r, JsonWriter* out) {
+  out->BeginArray();
+  for (const Candidate& c : r.ranked) {
+    out->BeginObject();
+    out->Field("hours", c.hours);
+    out->Field("instance_type", c.instance->name);
+    out->Field("nodes", c.nodes);
+    out->Field("pareto", c.pareto);
+    out->Field("pricing", PricingModeName(c.mode));
+    out->Field("region", c.region->region);
+    out->Field("total_cost", c.total_cost);
+    out->EndObject();
+  }
+  out->EndArray();
+}
+
+void WriteHints(const std::vector<FitHint>& hints, JsonWriter* out) {
+  // Rare (nothing feasible), and a hint's fields may repeat a name: built as documents, which
+  // keep the last value of a name, as they always did.
+  nlohmann::json list = nlohmann::json::array();
+  for (const FitHint& h : hints) {
+    nlohmann::json workload = nlohmann::json::object(), options = nlohmann::json::object();
+    for (const auto& [k, v] : h.workload) workload[k] = v;
+    for (const auto& [k, v] : h.options) options[k] = v;
+    list.push_back({{"note", h.note}, {"workload", workload}, {"options", options}});
+  }
+  out->Value(list);
+}
+
+void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Recommendation& r,
+                         const RecommendationJsonOptions& how, JsonWriter* out) {
+  out->BeginObject();
+  out->Key("assumptions");
+  WriteAssumptions(w, out);
+  out->Key("best_estimate");
+  if (r.ranked.empty()) {
+    out->Null();
+  } else {
+    WriteEstimate(w, *r.ranked.front().estimate, out);
+  }
+  if (w.calibration.active()) out->Field("calibrated_from", w.calibration.basis);
+  out->Field("candidates_considered", r.candidates_considered);
+  out->Field("currency", o.currency);
+  out->Field("feasible", r.ranked.size());
+  if (!r.hints.empty()) {
+    // Only when nothing is feasible: each hint with the fields and options that apply it.
+    out->Key("hints");
+    WriteHints(r.hints, out);
+  }
+  out->Field("notes", r.notes);
+  out->Field("objective", ObjectiveName(o.objective));
+  out->Key("options");
+  out->BeginObject();
+  out->Field("excluded_costs", o.excluded_costs);
+  if (o.fixed_hours) out->Field("hours", *o.fixed_hours);
+  out->Field("max_nodes", o.max_nodes);
+  out->Key("pricing");
+  out->BeginArray();
+  for (PricingMode m : o.pricing) out->Value(PricingModeName(m));
+  out->EndArray();
+  out->Field("require_rdma", o.require_rdma);
+  if (w.is_service()) out->Field("serving_hours", o.serving_hours);
+  out->EndObject();
+  out->Key("pareto");
+  out->BeginArray();
+  for (const Candidate& c : r.ranked) {
+    if (c.pareto) WriteCandidate(c, o.currency, out);
+  }
+  out->EndArray();
+  if (how.points) {
+    out->Key("points");
+    WritePoints(r, out);
+  }
+  out->Key("ranked");
+  out->BeginArray();
+  for (size_t i = 0; i < r.ranked.size() && (how.top == 0 || i < how.top); ++i) {
+    WriteCandidate(r.ranked[i], o.currency, out);
+  }
+  out->EndArray();
+  // Grouped by the kind of reason, without the numbers that differ per candidate.
+  std::map<std::string_view, int> rejected;
+  for (const Candidate& c : r.rejected) {
+    std::string_view reason = c.rejection;
+    ++rejected[reason.substr(0, reason.find(':'))];
+  }
+  out->Key("rejected");
+  out->BeginObject();
+  for (const auto& [reason, count] : rejected) out->Field(reason, count);
+  out->EndObject();
+  out->Field("schema", "cloudfit.recommend/v2");
+  out->Key("workload");
+  out->BeginObject();
+  out->Field("kind", WorkloadKindName(w.kind));
+  out->Field("model", w.model.name);
+  out->Field("precision", NumericFormatName(w.precision));
+  out->EndObject();
+  out->EndObject();
 }
 
 }  // namespace
 
-nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) {
+void WriteCandidate(const Candidate& c, const std::string& currency, JsonWriter* out) {
   const Estimate& e = *c.estimate;
-  nlohmann::json j = {
-      {"instance_type", c.instance->name},
-      {"provider", c.instance->provider},
-      {"region", c.region ? nlohmann::json(c.region->region) : nlohmann::json(nullptr)},
-      {"pricing", PricingModeName(c.mode)},
-      {"nodes", c.nodes},
-      {"replicas", c.replicas},
-      {"gpu",
-       c.instance->has_gpu() ? nlohmann::json(c.instance->gpu_name()) : nlohmann::json(nullptr)},
-      {"gpus", c.total_gpus()},
-      {"hours", c.hours},
-      {"price_per_hour", Optional(c.price_per_hour)},
-      {"total_cost", Optional(c.total_cost)},
-      {"cost_per_unit", Optional(c.cost_per_unit)},
-      {"unit", c.unit},
-      {"currency", currency},
-      {"throughput", e.throughput},
-      {"throughput_unit", e.throughput_unit},
-      {"memory_used_gib", e.memory.total_bytes() / kGiB},
-      {"memory_capacity_gib", e.memory.capacity_bytes / kGiB},
-      {"bottleneck", e.bottleneck},
-      {"pareto", c.pareto},
-      {"reasons", c.reasons},
-      {"warnings", c.warnings},
-      {"price_as_of", c.region && c.region->as_of_known()
-                          ? nlohmann::json(FormatIsoDate(c.region->as_of_days))
-                          : nlohmann::json(nullptr)}};
-  // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
-  j["memory"] = MemoryToJson(e.memory);
-  j["time"] = TimeToJson(e.time);
-  if (c.spot) j["spot"] = RiskToJson(*c.spot);
-  if (c.risk) j["risk"] = RiskToJson(*c.risk);
-  nlohmann::json costs = nlohmann::json::array();
-  for (const CostLine& line : c.costs) {
-    costs.push_back({{"name", line.name},
-                     {"amount", Optional(line.amount)},
-                     {"detail", line.detail},
-                     {"source", line.source}});
-  }
-  j["costs"] = costs;
+  out->BeginObject();
   if (c.autoscaling) {
-    j["autoscaling"] = {{"min_replicas", c.autoscaling->min_replicas},
-                        {"max_replicas", c.autoscaling->max_replicas},
-                        {"scale_out_utilisation", c.autoscaling->scale_out_utilisation},
-                        {"scale_in_utilisation", c.autoscaling->scale_in_utilisation},
-                        {"utilisation_at_rate", c.autoscaling->utilisation_at_rate}};
+    const AutoscalingPolicy& a = *c.autoscaling;
+    out->Key("autoscaling");
+    out->BeginObject();
+    out->Field("max_replicas", a.max_replicas);
+    out->Field("min_replicas", a.min_replicas);
+    out->Field("scale_in_utilisation", a.scale_in_utilisation);
+    out->Field("scale_out_utilisation", a.scale_out_utilisation);
+    out->Field("utilisation_at_rate", a.utilisation_at_rate);
+    out->EndObject();
   }
-  if (c.break_even_utilisation) j["break_even_utilisation"] = *c.break_even_utilisation;
-  if (!c.rejection.empty()) j["rejection"] = c.rejection;
-  return j;
+  out->Field("bottleneck", e.bottleneck);
+  if (c.break_even_utilisation) out->Field("break_even_utilisation", *c.break_even_utilisation);
+  out->Field("cost_per_unit", c.cost_per_unit);
+  out->Key("costs");
+  WriteCosts(c.costs, out);
+  out->Field("currency", currency);
+  if (c.instance->has_gpu()) {
+    out->Field("gpu", c.instance->gpu_name());
+  } else {
+    out->NullField("gpu");
+  }
+  out->Field("gpus", c.total_gpus());
+  out->Field("hours", c.hours);
+  out->Field("instance_type", c.instance->name);
+  // The breakdowns of the estimate behind the candidate (cloudfit.estimate/v1's fields).
+  out->Key("memory");
+  WriteMemory(e.memory, out);
+  out->Field("memory_capacity_gib", e.memory.capacity_bytes / kGiB);
+  out->Field("memory_used_gib", e.memory.total_bytes() / kGiB);
+  out->Field("nodes", c.nodes);
+  out->Field("pareto", c.pareto);
+  if (c.region && c.region->as_of_known()) {
+    out->Field("price_as_of", FormatIsoDate(c.region->as_of_days));
+  } else {
+    out->NullField("price_as_of");
+  }
+  out->Field("price_per_hour", c.price_per_hour);
+  out->Field("pricing", PricingModeName(c.mode));
+  out->Field("provider", c.instance->provider);
+  out->Field("reasons", c.reasons);
+  if (c.region) {
+    out->Field("region", c.region->region);
+  } else {
+    out->NullField("region");
+  }
+  if (!c.rejection.empty()) out->Field("rejection", c.rejection);
+  out->Field("replicas", c.replicas);
+  if (c.risk) {
+    out->Key("risk");
+    WriteRisk(*c.risk, out);
+  }
+  if (c.spot) {
+    out->Key("spot");
+    WriteRisk(*c.spot, out);
+  }
+  out->Field("throughput", e.throughput);
+  out->Field("throughput_unit", e.throughput_unit);
+  out->Key("time");
+  WriteTime(e.time, out);
+  out->Field("total_cost", c.total_cost);
+  out->Field("unit", c.unit);
+  out->Field("warnings", c.warnings);
+  out->EndObject();
+}
+
+nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) {
+  std::string text;
+  JsonWriter out(&text);
+  WriteCandidate(c, currency, &out);
+  return ParseWritten(text);
+}
+
+void AppendRecommendationJson(const Workload& w, const RecommendOptions& o, const Recommendation& r,
+                              const RecommendationJsonOptions& how, std::string* text) {
+  JsonWriter out(text, how.indent);
+  WriteRecommendation(w, o, r, how, &out);
 }
 
 nlohmann::json RecommendationToJson(const Workload& w, const RecommendOptions& o,
                                     const Recommendation& r, size_t top) {
-  nlohmann::json ranked = nlohmann::json::array();
-  for (size_t i = 0; i < r.ranked.size() && (top == 0 || i < top); ++i) {
-    ranked.push_back(CandidateToJson(r.ranked[i], o.currency));
-  }
-  nlohmann::json pareto = nlohmann::json::array();
-  for (const Candidate& c : r.ranked) {
-    if (c.pareto) pareto.push_back(CandidateToJson(c, o.currency));
-  }
-  std::map<std::string, int> rejected;
-  for (const Candidate& c : r.rejected) {
-    // Group by the kind of reason, without the numbers that differ per candidate.
-    std::string key = c.rejection.substr(0, c.rejection.find(':'));
-    ++rejected[key];
-  }
-  nlohmann::json best =
-      r.ranked.empty() ? nlohmann::json(nullptr) : EstimateToJson(w, *r.ranked.front().estimate);
-  nlohmann::json options = {{"pricing", nlohmann::json::array()},
-                            {"max_nodes", o.max_nodes},
-                            {"excluded_costs", o.excluded_costs},
-                            {"require_rdma", o.require_rdma}};
-  for (PricingMode m : o.pricing) options["pricing"].push_back(PricingModeName(m));
-  if (w.is_service()) options["serving_hours"] = o.serving_hours;
-  if (o.fixed_hours) options["hours"] = *o.fixed_hours;
-  nlohmann::json document = {{"schema", "cloudfit.recommend/v2"},
-                             {"workload",
-                              {{"kind", WorkloadKindName(w.kind)},
-                               {"model", w.model.name},
-                               {"precision", NumericFormatName(w.precision)}}},
-                             {"assumptions", AssumptionsToJson(w)},
-                             {"options", options},
-                             {"objective", ObjectiveName(o.objective)},
-                             {"currency", o.currency},
-                             {"candidates_considered", r.candidates_considered},
-                             {"feasible", r.ranked.size()},
-                             {"ranked", ranked},
-                             {"pareto", pareto},
-                             {"rejected", rejected},
-                             {"best_estimate", best},
-                             {"notes", r.notes}};
-  if (w.calibration.active()) document["calibrated_from"] = w.calibration.basis;
-  if (!r.hints.empty()) {
-    // Only when nothing is feasible: each hint with the fields and options that apply it.
-    nlohmann::json hints = nlohmann::json::array();
-    for (const FitHint& h : r.hints) {
-      nlohmann::json workload = nlohmann::json::object(), options = nlohmann::json::object();
-      for (const auto& [k, v] : h.workload) workload[k] = v;
-      for (const auto& [k, v] : h.options) options[k] = v;
-      hints.push_back({{"note", h.note}, {"workload", workload}, {"options", options}});
-    }
-    document["hints"] = hints;
-  }
-  return document;
+  std::string text;
+  RecommendationJsonOptions how;
+  how.top = top;
+  AppendRecommendationJson(w, o, r, how, &text);
+  return ParseWritten(text);
 }
 
 Table RecommendationTable(const Recommendation& r, const std::string& currency, size_t top,

@@ -65,20 +65,13 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body, Estima
     s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
   }
   if (!s.ok()) return ApiError(400, s.message());
-  json out = RecommendationToJson(w, o, r, o.top);
-  // The page draws every feasible point; the ranked list stays at `top`.
-  json points = json::array();
-  for (const Candidate& c : r.ranked) {
-    points.push_back({{"instance_type", c.instance->name},
-                      {"region", c.region->region},
-                      {"nodes", c.nodes},
-                      {"pricing", PricingModeName(c.mode)},
-                      {"hours", c.hours},
-                      {"total_cost", c.total_cost ? json(*c.total_cost) : json()},
-                      {"pareto", c.pareto}});
-  }
-  out["points"] = points;
-  return Ok(out);
+  // The page draws every feasible point (`points`); the ranked list stays at `top`.
+  RecommendationJsonOptions how;
+  how.top = o.top;
+  how.points = true;
+  ApiResponse response{200, {}, "application/json"};
+  AppendRecommendationJson(w, o, r, how, &response.body);
+  return response;
 }
 
 ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
@@ -129,7 +122,7 @@ ApiResponse ApiEstimate(const Catalog& catalog, const std::string& body) {
   Estimate e;
   s = EstimateWorkload(catalog, w, hw, &e);
   if (!s.ok()) return ApiError(400, s.message());
-  return Ok(EstimateToJson(w, e));
+  return {200, EstimateJsonText(w, e), "application/json"};
 }
 
 ApiResponse ApiGpus(const Catalog& catalog) {

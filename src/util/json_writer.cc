@@ -1,0 +1,221 @@
+#include "util/json_writer.h"
+
+#include <cassert>
+#include <charconv>
+#include <cmath>
+
+namespace cloudfit {
+
+namespace {
+
+// Whether dump() would copy every byte of `text` as it is: printable ASCII other than the quote
+// and the backslash.
+bool PlainAscii(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+bool Ascii(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c >= 0x80) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+JsonWriter::JsonWriter(std::string* out, int indent) : out_(out), indent_(indent) {
+  levels_.reserve(8);
+}
+
+void JsonWriter::Indent(size_t levels) {
+  if (indent_ > 0) out_->append(levels * static_cast<size_t>(indent_), ' ');
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (levels_.empty()) return;
+  Level& level = levels_.back();
+  assert(!level.object && "an object's value needs a key first");
+  if (!level.empty) out_->push_back(',');
+  level.empty = false;
+  if (indent_ >= 0) {
+    out_->push_back('\n');
+    Indent(levels_.size());
+  }
+}
+
+void JsonWriter::Key(std::string_view key) {
+  assert(!levels_.empty() && levels_.back().object && !after_key_);
+  Level& level = levels_.back();
+#ifndef NDEBUG
+  // dump() writes a std::map's members: in ascending byte order, each name once.
+  assert((level.empty || level.last_key < key) && "keys must come in ascending order");
+  level.last_key = key;
+#endif
+  if (!level.empty) out_->push_back(',');
+  level.empty = false;
+  if (indent_ >= 0) {
+    out_->push_back('\n');
+    Indent(levels_.size());
+  }
+  WriteString(key);
+  if (indent_ >= 0) {
+    out_->append(": ");
+  } else {
+    out_->push_back(':');
+  }
+  after_key_ = true;
+}
+
+void JsonWriter::Open(bool object) {
+  BeforeValue();
+  out_->push_back(object ? '{' : '[');
+  levels_.push_back(Level{object, true, {}});
+}
+
+void JsonWriter::Close(bool object) {
+  assert(!levels_.empty() && levels_.back().object == object && !after_key_);
+  bool empty = levels_.back().empty;
+  levels_.pop_back();
+  // dump() writes an empty object or array on one line, "{}" and "[]", even when indenting.
+  if (!empty && indent_ >= 0) {
+    out_->push_back('\n');
+    Indent(levels_.size());
+  }
+  out_->push_back(object ? '}' : ']');
+}
+
+void JsonWriter::BeginObject() { Open(true); }
+void JsonWriter::EndObject() { Close(true); }
+void JsonWriter::BeginArray() { Open(false); }
+void JsonWriter::EndArray() { Close(false); }
+
+void JsonWriter::Value(std::string_view text) {
+  BeforeValue();
+  WriteString(text);
+}
+
+void JsonWriter::Value(double number) {
+  BeforeValue();
+  if (!std::isfinite(number)) {
+    out_->append("null");
+    return;
+  }
+  // dump()'s own shortest round-trip formatting (Grisu2, "1.0" for whole numbers, "1e+20").
+  char buffer[64];
+  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, number);
+  out_->append(buffer, static_cast<size_t>(end - buffer));
+}
+
+void JsonWriter::Value(bool flag) {
+  BeforeValue();
+  out_->append(flag ? "true" : "false");
+}
+
+void JsonWriter::Value(const std::optional<double>& number) {
+  if (number) {
+    Value(*number);
+  } else {
+    Null();
+  }
+}
+
+void JsonWriter::Value(const std::vector<std::string>& texts) {
+  BeginArray();
+  for (const std::string& text : texts) Value(text);
+  EndArray();
+}
+
+void JsonWriter::Value(const nlohmann::json& document) {
+  BeforeValue();
+  std::string text = document.dump(indent_, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (indent_ <= 0 || levels_.empty()) {
+    out_->append(text);
+    return;
+  }
+  // dump() indents from column 0; a nested document continues at this depth. Its strings
+  // escape their line breaks, so every '\n' in the text is one dump() wrote for layout.
+  for (char c : text) {
+    out_->push_back(c);
+    if (c == '\n') Indent(levels_.size());
+  }
+}
+
+void JsonWriter::Null() {
+  BeforeValue();
+  out_->append("null");
+}
+
+void JsonWriter::WriteInteger(int64_t number) {
+  BeforeValue();
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
+  out_->append(buffer, static_cast<size_t>(result.ptr - buffer));
+}
+
+void JsonWriter::WriteUnsigned(uint64_t number) {
+  BeforeValue();
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
+  out_->append(buffer, static_cast<size_t>(result.ptr - buffer));
+}
+
+void JsonWriter::WriteString(std::string_view text) {
+  if (PlainAscii(text)) {
+    out_->push_back('"');
+    out_->append(text);
+    out_->push_back('"');
+    return;
+  }
+  if (!Ascii(text)) {
+    // UTF-8 (valid or not) goes through dump() itself: rare in answers, and its validation and
+    // replacement of invalid bytes are then the same by construction.
+    out_->append(nlohmann::json(std::string(text))
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
+  // ASCII with characters to escape: dump()'s escapes (short forms, else \u00xx in lower case).
+  out_->push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out_->append("\\\"");
+        break;
+      case '\\':
+        out_->append("\\\\");
+        break;
+      case '\b':
+        out_->append("\\b");
+        break;
+      case '\f':
+        out_->append("\\f");
+        break;
+      case '\n':
+        out_->append("\\n");
+        break;
+      case '\r':
+        out_->append("\\r");
+        break;
+      case '\t':
+        out_->append("\\t");
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static const char kHex[] = "0123456789abcdef";
+          char escape[6] = {'\\', 'u', '0', '0', kHex[(c >> 4) & 0xF], kHex[c & 0xF]};
+          out_->append(escape, sizeof escape);
+        } else {
+          out_->push_back(c);
+        }
+    }
+  }
+  out_->push_back('"');
+}
+
+}  // namespace cloudfit
