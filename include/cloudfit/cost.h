@@ -72,6 +72,22 @@ StartupTime EstimateStartup(const Workload& w, const InstanceType& instance);
 // per second); 0 when no bitrate is known.
 double StreamMbps(const CostData& costs, const Workload& w);
 
+// The rows of the cost tables one provider's bills use, and the currencies' rates: found once
+// for the many offers of an instance type rather than for every line of every offer.
+struct BillRows {
+  const EgressPrice* egress = nullptr;          // the provider's, to the workload's destination
+  const EgressPrice* highest_egress = nullptr;  // to that destination, for an unknown price
+  const StoragePrice* storage = nullptr;
+  const StoragePrice* highest_storage = nullptr;
+  const BillingRule* billing = nullptr;
+  const LicencePrice* windows = nullptr;  // windows-server
+  const LicencePrice* rtx_vws = nullptr;  // RTX Virtual Workstation seats
+  const CurrencyRate* usd = nullptr;      // prices in the tables are in US dollars
+  const CurrencyRate* target = nullptr;   // the bill's currency; null when it has no rate
+};
+BillRows FindBillRows(const Catalog& catalog, const CostData& costs, const Workload& w,
+                      const std::string& provider, const std::string& currency);
+
 // What one candidate's bill is made of, beyond its instance price and hours.
 struct JobBillInput {
   const InstanceType* instance = nullptr;
@@ -85,6 +101,8 @@ struct JobBillInput {
   double sessions = 0;             // concurrent streams or seats (real time, CAD)
   StartupTime startup;
   std::string currency = "USD";
+  // The rows for the instance's provider and `currency` (FindBillRows), or null to find them.
+  const BillRows* rows = nullptr;
   // false: amounts only, without detail or source (the recommender prices thousands of offers
   // and words the few it shows).
   bool with_text = true;

@@ -43,10 +43,10 @@ bool Excluded(const std::vector<std::string>& excluded, const std::string& name)
   return std::find(excluded.begin(), excluded.end(), name) != excluded.end();
 }
 
-double Usd(const Catalog& catalog, double usd, const std::string& currency) {
-  double out = usd;
-  if (!catalog.Convert(usd, "USD", currency, &out).ok()) return usd;
-  return out;
+// As Catalog::Convert from US dollars, with the rates found once; unchanged without a rate.
+double Usd(const BillRows& rows, double usd) {
+  if (rows.usd == nullptr || rows.target == nullptr) return usd;
+  return usd * rows.usd->usd_per_unit / rows.target->usd_per_unit;
 }
 
 std::string Gb(double bytes) { return FormatNumber(bytes / kGB, bytes < 10 * kGB ? 2 : 0) + " GB"; }
@@ -109,20 +109,20 @@ double EgressGb(const CostData& costs, const Workload& w, const JobBillInput& in
   return 0;
 }
 
-CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w,
+CostLine Egress(const CostData& costs, const BillRows& rows, const Workload& w,
                 const JobBillInput& in) {
   CostLine line{"egress", 0.0, "", ""};
   std::string how;
   double gb = EgressGb(costs, w, in, &how);
   const std::string& provider = in.instance->provider;
-  const EgressPrice* price = costs.FindEgress(provider, w.egress_to);
+  const EgressPrice* price = rows.egress;
   if (gb <= 0) {
     line.detail = how;
     return line;
   }
   if (price == nullptr || !price->usd_per_gb) {
     // Unknown is never free: the highest known rate for the destination, stated.
-    const EgressPrice* highest = costs.HighestEgress(w.egress_to);
+    const EgressPrice* highest = rows.highest_egress;
     if (highest == nullptr) {
       line.amount.reset();
       if (!in.with_text) return line;
@@ -130,7 +130,7 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
           fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
       return line;
     }
-    line.amount = Usd(catalog, gb * *highest->usd_per_gb, in.currency);
+    line.amount = Usd(rows, gb * *highest->usd_per_gb);
     if (!in.with_text) return line;
     line.detail = fmt::format(
         "{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
@@ -140,7 +140,7 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
     line.source = "data/costs/egress.csv: " + highest->source;
     return line;
   }
-  line.amount = Usd(catalog, gb * *price->usd_per_gb, in.currency);
+  line.amount = Usd(rows, gb * *price->usd_per_gb);
   if (!in.with_text) return line;
   line.detail = fmt::format(
       "{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
@@ -150,8 +150,7 @@ CostLine Egress(const Catalog& catalog, const CostData& costs, const Workload& w
   return line;
 }
 
-CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& w,
-                 const JobBillInput& in) {
+CostLine Storage(const BillRows& rows, const Workload& w, const JobBillInput& in) {
   CostLine line{"storage", 0.0, "", ""};
   std::string how;
   double bytes = DatasetBytes(w, in.with_text ? &how : nullptr);
@@ -169,11 +168,11 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
     line.detail = how;
     return line;
   }
-  const StoragePrice* price = costs.FindStorage(in.instance->provider);
+  const StoragePrice* price = rows.storage;
   std::string assumed;
   if (price == nullptr || !price->usd_per_gb_month) {
     // Unknown is never free: the highest known rate, stated.
-    price = costs.HighestStorage();
+    price = rows.highest_storage;
     if (price == nullptr) {
       line.amount.reset();
       if (!in.with_text) return line;
@@ -186,7 +185,7 @@ CostLine Storage(const Catalog& catalog, const CostData& costs, const Workload& 
                             in.instance->provider, price->provider);
     }
   }
-  line.amount = Usd(catalog, bytes / kGB * *price->usd_per_gb_month * months, in.currency);
+  line.amount = Usd(rows, bytes / kGB * *price->usd_per_gb_month * months);
   if (!in.with_text) return line;
   line.detail = fmt::format("{} ({}) x {} USD/GB-month x {} months{}", Gb(bytes), how,
                             FormatNumber(*price->usd_per_gb_month, 3),
@@ -213,13 +212,13 @@ CostLine Startup(const JobBillInput& in) {
   return line;
 }
 
-CostLine Billing(const CostData& costs, const JobBillInput& in) {
+CostLine Billing(const BillRows& rows, const JobBillInput& in) {
   CostLine line{"billing", 0.0, "", ""};
   if (in.mode == PricingMode::kReserved1y || in.mode == PricingMode::kReserved3y) {
     line.detail = "a commitment is billed for its whole term";
     return line;
   }
-  const BillingRule* rule = costs.FindBilling(in.instance->provider);
+  const BillingRule* rule = rows.billing;
   if (rule == nullptr) {
     line.detail = "no billing rule for " + in.instance->provider + ": per-second assumed";
     return line;
@@ -240,15 +239,14 @@ CostLine Billing(const CostData& costs, const JobBillInput& in) {
   return line;
 }
 
-CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload& w,
-                  const JobBillInput& in) {
+CostLine Licences(const BillRows& rows, const Workload& w, const JobBillInput& in) {
   CostLine line{"licences", 0.0, "", ""};
   std::vector<std::string> parts, sources;
   bool licensed = false;
   double usd = 0;
   double hours = in.hours + in.startup.total_s() / 3600;
   if (w.uses_windows()) {
-    const LicencePrice* p = costs.FindLicence("windows-server", in.instance->provider);
+    const LicencePrice* p = rows.windows;
     if (p != nullptr && p->usd) {
       double vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
       usd += vcpus * hours * *p->usd;
@@ -261,7 +259,7 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
     }
   }
   if (w.kind == WorkloadKind::kCad && in.instance->has_gpu()) {
-    const LicencePrice* p = costs.FindLicence("rtx-vws", in.instance->provider);
+    const LicencePrice* p = rows.rtx_vws;
     if (p != nullptr && p->usd) {
       usd += in.sessions * hours * *p->usd;
       licensed = true;
@@ -279,7 +277,7 @@ CostLine Licences(const Catalog& catalog, const CostData& costs, const Workload&
                   std::string(w.kind == WorkloadKind::kCad ? "" : ", no CAD seats") + ")";
     return line;
   }
-  line.amount = Usd(catalog, usd, in.currency);
+  line.amount = Usd(rows, usd);
   if (!in.with_text) return line;
   line.detail = Join(parts, "; ");
   line.source = "data/costs/licences.csv: " + Join(sources, " ");
@@ -331,14 +329,34 @@ double StreamMbps(const CostData& costs, const Workload& w) {
   return b->mbps_1080p60 * pixel_rate;
 }
 
+BillRows FindBillRows(const Catalog& catalog, const CostData& costs, const Workload& w,
+                      const std::string& provider, const std::string& currency) {
+  BillRows rows;
+  rows.egress = costs.FindEgress(provider, w.egress_to);
+  rows.highest_egress = costs.HighestEgress(w.egress_to);
+  rows.storage = costs.FindStorage(provider);
+  rows.highest_storage = costs.HighestStorage();
+  rows.billing = costs.FindBilling(provider);
+  rows.windows = costs.FindLicence("windows-server", provider);
+  rows.rtx_vws = costs.FindLicence("rtx-vws", provider);
+  rows.usd = catalog.FindCurrency("USD");
+  rows.target = catalog.FindCurrency(currency);
+  return rows;
+}
+
 void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Workload& w,
                         const JobBillInput& in, const std::vector<std::string>& excluded,
                         const std::function<void(CostLine&&)>& visit) {
-  if (!Excluded(excluded, "egress")) visit(Egress(catalog, costs, w, in));
-  if (!Excluded(excluded, "storage")) visit(Storage(catalog, costs, w, in));
+  BillRows found;
+  if (in.rows == nullptr) {
+    found = FindBillRows(catalog, costs, w, in.instance->provider, in.currency);
+  }
+  const BillRows& rows = in.rows != nullptr ? *in.rows : found;
+  if (!Excluded(excluded, "egress")) visit(Egress(costs, rows, w, in));
+  if (!Excluded(excluded, "storage")) visit(Storage(rows, w, in));
   if (!Excluded(excluded, "startup")) visit(Startup(in));
-  if (!Excluded(excluded, "billing")) visit(Billing(costs, in));
-  if (!Excluded(excluded, "licences")) visit(Licences(catalog, costs, w, in));
+  if (!Excluded(excluded, "billing")) visit(Billing(rows, in));
+  if (!Excluded(excluded, "licences")) visit(Licences(rows, w, in));
 }
 
 std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs, const Workload& w,

@@ -237,6 +237,7 @@ struct OfferBasis {
     checkpoint_bytes = CheckpointBytes(w, *e);
     units = UnitsOf(w, *e);
     missing_licence = MissingLicence(ctx.costs, w, t);
+    rows = FindBillRows(ctx.catalog, ctx.costs, w, t.provider, ctx.options.currency);
   }
 
   // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
@@ -256,6 +257,7 @@ struct OfferBasis {
   double checkpoint_bytes = 0;
   WorkUnits units;
   std::string missing_licence;
+  BillRows rows;  // the provider's cost rows, for every offer's bill
   std::optional<JobRisk> spot_risk, other_risk;
 };
 
@@ -340,6 +342,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   bill.sessions = Sessions(w);
   bill.startup = startup;
   bill.currency = cur;
+  bill.rows = &basis->rows;
   bill.with_text = describe;
   // The total adds the lines in bill order, compute first, whether or not they are kept.
   double total = compute;

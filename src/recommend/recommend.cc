@@ -17,10 +17,10 @@ namespace cloudfit {
 bool RecommendContext::priced_per_period() const { return workload.is_service(); }
 
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
-  // Catalog::Convert finds an upper-case code without a copy, so no cache is needed here.
-  double out = 0;
-  catalog.Convert(amount, from, options.currency, &out).ok();
-  return out;
+  // Catalog::Convert's arithmetic, with the request's currency found once.
+  const CurrencyRate* source = catalog.FindCurrency(from);
+  if (source == nullptr || request_currency == nullptr) return 0;
+  return amount * source->usd_per_unit / request_currency->usd_per_unit;
 }
 
 std::string Money(double amount, const std::string& currency) {

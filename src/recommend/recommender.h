@@ -22,11 +22,12 @@ inline constexpr double kHoursPerYear = 8760;
 // What every stage reads, and what the candidate stage leaves for the notes.
 struct RecommendContext {
   RecommendContext(const Catalog& c, const Workload& w, const RecommendOptions& o)
-      : catalog(c), workload(w), options(o) {}
+      : catalog(c), workload(w), options(o), request_currency(c.FindCurrency(o.currency)) {}
 
   const Catalog& catalog;
   const Workload& workload;
   const RecommendOptions& options;
+  const CurrencyRate* request_currency;  // the options' currency; null when it has no rate
   CostData costs;  // egress, storage, licences, billing and spot rates (data/costs/)
   std::set<const Accelerator*> include_gpus;  // resolved --gpu
   std::set<const Accelerator*> exclude_gpus;  // resolved --exclude-gpu
