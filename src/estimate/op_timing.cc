@@ -46,8 +46,10 @@ struct Kernel {
 void AddKernels(const Kernel& k, double kernels, const StackProfile& stack, GroupTime* g,
                 PassTime* pass) {
   double busy = std::max(k.compute_s, k.memory_s) * kernels;
-  if (k.compute_s >= k.memory_s) g->compute_s += busy;
-  else g->memory_s += busy;
+  if (k.compute_s >= k.memory_s)
+    g->compute_s += busy;
+  else
+    g->memory_s += busy;
   g->overhead_s += stack.kernel_gap_s * kernels;
   g->flops += k.flops * kernels;
   g->bytes += k.bytes * kernels;
@@ -193,15 +195,16 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
       case OpKind::kConv:
       case OpKind::kGemmSequential: {
         double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
-                          : op.spatial          ? stack.conv_fraction
-                                                : stack.conv1d_fraction;
+                          : op.spatial             ? stack.conv_fraction
+                                                   : stack.conv1d_fraction;
         double m = op.m * scale * batch;
         // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
         auto real_traffic = [&](Kernel k) {
           if (op.read_elements <= 0) return k;
           double weights = op.n * op.k * op.groups * device.weight_bytes;
-          k.bytes = (op.read_elements + op.written_elements) * scale * batch *
-                        device.activation_bytes + weights;
+          k.bytes =
+              (op.read_elements + op.written_elements) * scale * batch * device.activation_bytes +
+              weights;
           k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
           return k;
         };
@@ -259,11 +262,14 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
         double read = op.read_elements * scale * batch;
         double written = op.written_elements * scale * batch;
         bool two_pass = op.spatial && pass != Pass::kInference;
-        double bytes_read = backward ? (read + written) * (two_pass ? 2 : 1) : read * (two_pass ? 2 : 1);
+        double passes = two_pass ? 2 : 1;
+        double bytes_read = backward ? (read + written) * passes : read * passes;
         double bytes_written = backward ? read : written;
-        Kernel k = Stream(bytes_read + bytes_written, device.activation_bytes,
+        // The traffic above is that of all the passes together; each of the `passes` kernels
+        // moves its share of it.
+        Kernel k = Stream((bytes_read + bytes_written) / passes, device.activation_bytes,
                           stack.reduction_fraction, device, stack);
-        AddKernels(k, repeats * (two_pass ? 2 : 1), stack, &g, &out);
+        AddKernels(k, repeats * passes, stack, &g, &out);
         break;
       }
       default: {
@@ -276,9 +282,9 @@ PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
           written = bwritten;
         }
         bool reduces = op.kind == OpKind::kSoftmax;
-        Kernel k = Stream(read + written, device.activation_bytes,
-                          reduces ? stack.reduction_fraction : stack.stream_fraction, device,
-                          stack);
+        Kernel k =
+            Stream(read + written, device.activation_bytes,
+                   reduces ? stack.reduction_fraction : stack.stream_fraction, device, stack);
         if (op.kind == OpKind::kDepthwise) k.flops = op.flops() * scale * batch / repeats;
         AddKernels(k, repeats, stack, &g, &out);
         break;

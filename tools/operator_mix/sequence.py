@@ -84,11 +84,18 @@ def gnmt():
 
 def tacotron2():
     chars, frames, mel = 100, 566, 80
+    # DLE's TextMelCollate pads every batch to its longest clip, and the decoder, the postnet
+    # and the loss run over the padded length. The batches of the benchmarks (48-256 clips)
+    # all but surely hold a clip near LJSpeech's longest, 10.10 s (LJSpeech README: min 1.11 s,
+    # max 10.10 s, mean 6.57 s) = 10.10 x 22050 / 256 = 870 frames. The unit stays the mean
+    # clip's 566 real frames, which is what DLE's throughput counts.
+    padded = 870
     net = Net("Tacotron 2", DLE_TACO, "SAMPLE = one LJSpeech utterance: 566 mel frames (mean "
               "clip 6.57 s x 22050 Hz / hop 256) and 100 characters (LJSpeech README: 1,308,674 "
               "characters / 13,100 clips). models.csv gflops_per_sample is per mel frame = this "
               "total / 566. The decoder runs one step per frame; DLE pads each batch to its "
-              "longest clip (up to ~10 s = ~870 frames), which this average does not include.",
+              "longest clip (LJSpeech's longest is 10.10 s = 870 frames): the decoder loop, postnet and "
+              "loss run over 870 frames per utterance, the unit stays 566 real frames.",
               units=frames, unit="mel frame")
     net.mem("embedding", "symbol embedding lookup", chars * 512, chars * 512, False,
             notes="148 symbols x 512")
@@ -102,7 +109,7 @@ def tacotron2():
     net.mem("elementwise", "encoder pack_padded_sequence copy", x.e, x.e, False)
     lstm(net, "encoder bidirectional LSTM", chars, 512, 256, directions=2)
     net.mem("elementwise", "encoder pad_packed_sequence copy", x.e, x.e, False)
-    steps = frames + 1  # go frame + teacher-forced frames; the loop runs `frames` steps
+    steps = padded + 1  # go frame + teacher-forced frames; the loop runs `padded` steps
     for i in (1, 2):
         net.linear(f"prenet linear{i}", steps, 80 if i == 1 else 256, 256, bias=False)
         net.act(f"prenet relu{i}", Map(256, steps), False)
@@ -110,41 +117,41 @@ def tacotron2():
                 notes="dropout 0.5 stays on at inference too (Prenet passes training=True)")
     net.linear("attention memory projection", chars, 512, 128, bias=False)
     # Decoder loop: one step per output frame, every GEMM has M = batch.
-    seq = dict(kind="gemm_sequential", repeats=frames)
-    net.mem("elementwise", "step: concat prenet out + context", 768, 768, False, frames)
+    seq = dict(kind="gemm_sequential", repeats=padded)
+    net.mem("elementwise", "step: concat prenet out + context", 768, 768, False, padded)
     net.linear("step: attention LSTMCell input GEMM", 1, 768, 4096, bias=True, **seq)
     net.linear("step: attention LSTMCell hidden GEMM", 1, 1024, 4096, bias=True, **seq)
-    net.mem("lstm_cell", "step: attention LSTMCell gate math", 9 * 1024, 2 * 1024, False, frames)
-    net.dropout("step: attention hidden dropout", Map(1024, 1), False, frames)
+    net.mem("lstm_cell", "step: attention LSTMCell gate math", 9 * 1024, 2 * 1024, False, padded)
+    net.dropout("step: attention hidden dropout", Map(1024, 1), False, padded)
     net.mem("elementwise", "step: concat attention weights + cumulative", 2 * chars, 2 * chars,
-            False, frames)
+            False, padded)
     net.linear("step: attention query projection", 1, 1024, 128, bias=False, **seq)
     net.row("step: location conv 1d k31 2->32", "gemm_sequential", False, m=chars, n=32, k=62,
-            read=2 * chars, written=32 * chars, repeats=frames)
+            read=2 * chars, written=32 * chars, repeats=padded)
     net.params += 2 * 32 * 31
     net.linear("step: location dense 32->128", chars, 32, 128, bias=False, **seq)
     net.mem("elementwise", "step: energies add (query + location + memory)",
-            2 * chars * 128 + 128, chars * 128, False, 2 * frames,
+            2 * chars * 128 + 128, chars * 128, False, 2 * padded,
             notes="two broadcast adds per step")
-    net.mem("activation", "step: energies tanh", chars * 128, chars * 128, False, frames)
+    net.mem("activation", "step: energies tanh", chars * 128, chars * 128, False, padded)
     net.linear("step: energies v 128->1", chars, 128, 1, bias=False, **seq)
-    net.mem("elementwise", "step: attention mask fill", chars, chars, False, frames)
-    net.mem("softmax", "step: attention softmax", chars, chars, False, frames)
+    net.mem("elementwise", "step: attention mask fill", chars, chars, False, padded)
+    net.mem("softmax", "step: attention softmax", chars, chars, False, padded)
     net.row("step: attention context bmm", "attention", False, m=1, n=512, k=chars,
-            read=chars + chars * 512, written=512, repeats=frames,
+            read=chars + chars * 512, written=512, repeats=padded,
             notes="per-sentence batched matmul inside the recurrence")
-    net.mem("elementwise", "step: cumulative attention add", 2 * chars, chars, False, frames)
-    net.mem("elementwise", "step: concat attention hidden + context", 1536, 1536, False, frames)
+    net.mem("elementwise", "step: cumulative attention add", 2 * chars, chars, False, padded)
+    net.mem("elementwise", "step: concat attention hidden + context", 1536, 1536, False, padded)
     net.linear("step: decoder LSTMCell input GEMM", 1, 1536, 4096, bias=True, **seq)
     net.linear("step: decoder LSTMCell hidden GEMM", 1, 1024, 4096, bias=True, **seq)
-    net.mem("lstm_cell", "step: decoder LSTMCell gate math", 9 * 1024, 2 * 1024, False, frames)
-    net.dropout("step: decoder hidden dropout", Map(1024, 1), False, frames)
-    net.mem("elementwise", "step: concat decoder hidden + context", 1536, 1536, False, frames)
+    net.mem("lstm_cell", "step: decoder LSTMCell gate math", 9 * 1024, 2 * 1024, False, padded)
+    net.dropout("step: decoder hidden dropout", Map(1024, 1), False, padded)
+    net.mem("elementwise", "step: concat decoder hidden + context", 1536, 1536, False, padded)
     net.linear("step: mel projection", 1, 1536, mel, bias=True, **seq)
     net.linear("step: gate projection", 1, 1536, 1, bias=True, **seq)
     net.mem("elementwise", "stack step outputs (mel + gate + alignments)",
-            frames * (mel + 1 + chars), frames * (mel + 1 + chars), False)
-    x = Map(mel, frames)
+            padded * (mel + 1 + chars), padded * (mel + 1 + chars), False)
+    x = Map(mel, padded)
     for i, cout in enumerate((512, 512, 512, 512, mel), 1):
         tag = {1: "postnet conv1", 5: "postnet conv5"}.get(i, "postnet conv2-4")
         y = net.conv(f"{tag} 5 x1d {x.c}->{cout}", x, cout, 5, bias=True, dims=1)
@@ -155,7 +162,7 @@ def tacotron2():
         net.dropout(f"{tag} dropout", y, False)
         x = y
     net.add("postnet residual add", x, False, notes="mel + postnet correction")
-    net.loss("MSE (decoder + postnet) + gate BCE", 4 * frames * mel + 2 * frames, 3,
+    net.loss("MSE (decoder + postnet) + gate BCE", 4 * padded * mel + 2 * padded, 3,
              notes="two mel MSEs against the target, stop-token BCE")
     return net
 
