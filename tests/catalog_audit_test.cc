@@ -119,7 +119,12 @@ TEST(CatalogAuditTest, AlibabaPricesNameTheirSourceAndSayTheirDateIsUnknown) {
       EXPECT_TRUE(r.lowest_over_regions(PricingMode::kOnDemand)) << t.name;
     }
   }
-  EXPECT_GE(priced, 40) << "Alibaba offers with a price";
+  EXPECT_GE(priced, 100) << "Alibaba offers with a price";
+  for (const char* name : {"ecs.g7.4xlarge", "ecs.r7.large", "ecs.c8i.large", "ecs.g8i.24xlarge",
+                           "ecs.r8i.12xlarge"}) {
+    EXPECT_TRUE(Type(name).regions[0].price(PricingMode::kOnDemand).has_value())
+        << name << ": read from Spare Cores";
+  }
   // Only Spare Cores' cross-region minima are marked: other providers' prices are the region's.
   for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
     if (t.provider == "alibaba") continue;
