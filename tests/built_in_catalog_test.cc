@@ -89,7 +89,8 @@ std::string DumpCatalog(const Catalog& c) {
           t.arch, N(t.network_bits_per_s), static_cast<int>(t.interconnect), N(t.local_disk_bytes),
           t.local_disk_type, t.source, t.shape_source, t.regions.size());
     for (const RegionPrice& r : t.regions) {
-      d.Row("price", r.region, N(r.per_hour), r.currency, r.as_of_days, r.source, r.notes);
+      d.Row("price", r.region, N(r.per_hour), r.currency, r.as_of_days, r.source, r.notes,
+            static_cast<int>(r.lowest_over_regions_modes));
     }
   }
   for (const EfficiencyFactor& f : c.efficiency().rows()) {
@@ -159,7 +160,7 @@ TEST(BuiltInRecordsTest, CatalogTypesHaveTheFieldsTheRecordsCopy) {
   EXPECT_EQ(sizeof(CurrencyRate), 104u) << teach;
   EXPECT_EQ(sizeof(Operator), 136u) << teach;
   EXPECT_EQ(sizeof(Model), 320u) << teach;
-  EXPECT_EQ(sizeof(RegionPrice), 200u) << teach;
+  EXPECT_EQ(sizeof(RegionPrice), 208u) << teach;
   EXPECT_EQ(sizeof(InstanceType), 352u) << teach;
   EXPECT_EQ(sizeof(EfficiencyFactor), 168u) << teach;
   EXPECT_EQ(sizeof(RenderScore), 80u) << teach;

@@ -106,12 +106,32 @@ TEST(CatalogAuditTest, AlibabaPricesNameTheirSourceAndSayTheirDateIsUnknown) {
       EXPECT_NE(r.source.find("/data/alicloud/" + t.name + "/descriptions/input.json"),
                 std::string::npos)
           << t.name << ": " << r.source;
+      // Pinned to the commit it was read at (the files differ between commits: some hold no
+      // price), never to a branch.
+      std::string prefix = "sc-navigator-descriptions/blob/";
+      size_t commit = r.source.find(prefix) + prefix.size();
+      std::string hash = r.source.substr(commit, 41);
+      EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), 40u) << t.name << ": " << r.source;
       EXPECT_FALSE(r.as_of_known()) << t.name << ": the source states no date";
       EXPECT_NE(r.notes.find("price date unknown"), std::string::npos) << t.name;
       EXPECT_NE(r.notes.find("does not say which region"), std::string::npos) << t.name;
+      // ...and the data says it too, so that every answer showing the offer can warn.
+      EXPECT_TRUE(r.lowest_over_regions(PricingMode::kOnDemand)) << t.name;
     }
   }
-  EXPECT_GE(priced, 40) << "Alibaba offers with a price";
+  EXPECT_GE(priced, 100) << "Alibaba offers with a price";
+  for (const char* name : {"ecs.g7.4xlarge", "ecs.r7.large", "ecs.c8i.large", "ecs.g8i.24xlarge",
+                           "ecs.r8i.12xlarge"}) {
+    EXPECT_TRUE(Type(name).regions[0].price(PricingMode::kOnDemand).has_value())
+        << name << ": read from Spare Cores";
+  }
+  // Only Spare Cores' cross-region minima are marked: other providers' prices are the region's.
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider == "alibaba") continue;
+    for (const RegionPrice& r : t.regions) {
+      EXPECT_EQ(r.lowest_over_regions_modes, 0u) << t.name << " " << r.region;
+    }
+  }
   EXPECT_TRUE(Type("ecs.gn7i-c8g1.2xlarge").regions[0].price(PricingMode::kOnDemand).has_value())
       << "the A10 type the selection guides start from";
 }

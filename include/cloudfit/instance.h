@@ -39,10 +39,21 @@ struct RegionPrice {
   int as_of_days = 0;
   std::string source;
   std::string notes;
+  // Bit (1 << mode) set where that mode's price is not a quote for `region` but the type's
+  // lowest price over all the provider's regions, placed on this row because the source does not
+  // say which region it is from (Spare Cores' Alibaba minimum): a lower bound here.
+  unsigned lowest_over_regions_modes = 0;
 
   std::optional<double> price(PricingMode mode) const { return per_hour[static_cast<int>(mode)]; }
   bool any_price() const;
   bool as_of_known() const { return as_of_days > 0; }
+  bool lowest_over_regions(PricingMode mode) const {
+    return (lowest_over_regions_modes >> static_cast<int>(mode)) & 1u;
+  }
+  // The mode's price is now this region's own: its lower-bound mark no longer applies.
+  void MarkRegional(PricingMode mode) {
+    lowest_over_regions_modes &= ~(1u << static_cast<int>(mode));
+  }
 };
 
 struct InstanceType {
@@ -51,8 +62,8 @@ struct InstanceType {
   std::string family;
   // nullptr for CPU-only types, and for GPUs whose model the provider does not disclose.
   const Accelerator* gpu = nullptr;
-  double gpu_count = 0;  // fractional for vGPU slices
-  double gpu_memory_bytes = 0;       // total GPU memory the instance sees
+  double gpu_count = 0;         // fractional for vGPU slices
+  double gpu_memory_bytes = 0;  // total GPU memory the instance sees
   int vcpus = 0;
   double memory_bytes = 0;
   const CpuGeneration* cpu = nullptr;  // nullptr when unknown
@@ -63,7 +74,7 @@ struct InstanceType {
   double local_disk_bytes = 0;
   std::string local_disk_type;
   std::vector<RegionPrice> regions;
-  std::string source;  // the file:line that defined the shape
+  std::string source;        // the file:line that defined the shape
   std::string shape_source;  // where the shape figures come from (URL)
 
   bool has_gpu() const { return gpu_count > 0; }

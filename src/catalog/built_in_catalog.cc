@@ -139,6 +139,7 @@ RegionPrice MakeRegionPrice(const RegionPriceRecord& r) {
   p.as_of_days = r.as_of_days;
   p.source = Text(r.source);
   p.notes = Text(r.notes);
+  p.lowest_over_regions_modes = r.lowest_over_regions_modes;
   return p;
 }
 

@@ -182,7 +182,8 @@ std::string Records(const Catalog& c, const CostTables& costs,
     std::string span = Span(regions.size(), t.regions.size());
     for (const RegionPrice& r : t.regions) {
       regions.push_back(Init(Str(r.region), Opts(r.per_hour), Str(r.currency), r.as_of_days,
-                             Str(r.source), Str(r.notes)));
+                             Str(r.source), Str(r.notes),
+                             std::to_string(r.lowest_over_regions_modes) + "u"));
     }
     instances.push_back(
         Init(Str(t.provider), Str(t.name), Str(t.family), IndexOf(c.accelerators(), t.gpu),

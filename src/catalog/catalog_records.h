@@ -108,6 +108,7 @@ struct RegionPriceRecord {
   std::string_view currency;
   int as_of_days;
   std::string_view source, notes;
+  unsigned lowest_over_regions_modes;  // RegionPrice::lowest_over_regions_modes
 };
 
 struct InstanceRecord {

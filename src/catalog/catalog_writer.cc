@@ -18,6 +18,10 @@ void AppendNumber(double value, std::string* out) {
 
 std::string Number(double value) { return fmt::format("{}", value); }
 
+// The instances file's price columns, in PricingMode order.
+constexpr std::string_view kPriceColumnNames[kPricingModeCount] = {"ondemand", "spot",
+                                                                   "reserved_1y", "reserved_3y"};
+
 }  // namespace
 
 std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
@@ -25,7 +29,7 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
       "provider,instance_type,family,gpu_model,gpu_count,gpu_memory_gib,vcpus,memory_gib,cpu,arch,"
       "network_gbps,interconnect,local_disk_gb,local_disk_type,region,ondemand,spot,reserved_1y,"
       "reserved_3y,"
-      "currency,source,as_of,notes\n";
+      "currency,source,as_of,lowest_over_regions,notes\n";
   std::string shape;  // the fields every region row of a type repeats, written once per type
   int date_days = 0;  // the last date written, and how (imports give every row one date)
   std::string date;
@@ -70,6 +74,12 @@ std::string FormatInstancesCsv(const std::vector<InstanceType>& types) {
       if (r.as_of_known()) {
         if (r.as_of_days != date_days) date = FormatIsoDate(date_days = r.as_of_days);
         out += date;
+      }
+      out += ',';
+      for (int i = 0, written = 0; i < kPricingModeCount; ++i) {
+        if (!r.lowest_over_regions(static_cast<PricingMode>(i))) continue;
+        if (written++) out += '|';
+        out += kPriceColumnNames[i];
       }
       out += ',';
       AppendCsvField(r.notes, &out);

@@ -40,11 +40,12 @@ struct InstanceColumns {
     as_of = t.Column("as_of");
     source = t.Column("source");
     notes = t.Column("notes");
+    lowest_over_regions = t.Column("lowest_over_regions");
     for (int i = 0; i < kPricingModeCount; ++i) prices[i] = t.Column(kPriceColumns[i]);
   }
   CsvColumn provider, instance_type, family, gpu_model, gpu_count, gpu_memory_gib, vcpus,
       memory_gib, cpu, arch, network_gbps, interconnect, local_disk_gb, local_disk_type, region,
-      currency, as_of, source, notes;
+      currency, as_of, source, notes, lowest_over_regions;
   CsvColumn prices[kPricingModeCount];
 };
 
@@ -194,6 +195,7 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     t.interconnect = Interconnect::kUnknown;
     price.per_hour = {};
     price.as_of_days = 0;
+    price.lowest_over_regions_modes = 0;
     AssignRequired(r, col.provider, &t.provider);
     if (r.status().ok() && t.provider != provider) {
       r.Fail("provider", fmt::format("'{}' in the file for provider '{}'", t.provider, provider));
@@ -285,6 +287,23 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     }
     AssignRequired(r, col.source, &price.source);
     price.notes = r.Text(col.notes);
+    // Which prices are the type's minimum over all regions rather than this region's quote: a
+    // marker the recommendation turns into a warning, so it must name priced columns exactly.
+    for (const std::string& name : SplitList(r.Text(col.lowest_over_regions), '|')) {
+      int mode = 0;
+      while (mode < kPricingModeCount && name != kPriceColumns[mode]) ++mode;
+      if (mode == kPricingModeCount) {
+        r.Fail("lowest_over_regions",
+               fmt::format("'{}' is not a price column (ondemand, spot, reserved_1y, "
+                           "reserved_3y; several separated by |)",
+                           name));
+      } else if (!price.per_hour[mode]) {
+        r.Fail("lowest_over_regions",
+               fmt::format("names {}, which has no price on this row", name));
+      } else {
+        price.lowest_over_regions_modes |= 1u << mode;
+      }
+    }
     if (!r.status().ok()) return r.status();
 
     auto [it, new_type] = types.try_emplace(r.Text(col.instance_type));

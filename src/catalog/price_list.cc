@@ -76,6 +76,7 @@ Status ApplyRow(const Catalog& base, const CsvTable& table, const CsvRow& row,
     target->currency = rate->currency;
   }
   target->per_hour[static_cast<int>(mode)] = price;
+  target->MarkRegional(mode);  // the user's price is for this region
   target->as_of_days = as_of_days;
   target->source = fmt::format("price list {}:{}", table.path, row.line);
   target->notes = "user price list";

@@ -241,8 +241,13 @@ class SkyPilotFile {
         } else {
           ++totals->offers_updated;
         }
+        // SkyPilot's prices are per region: they replace any cross-region minimum.
         price->per_hour[static_cast<int>(PricingMode::kOnDemand)] = offer.ondemand;
-        if (offer.spot) price->per_hour[static_cast<int>(PricingMode::kSpot)] = offer.spot;
+        price->MarkRegional(PricingMode::kOnDemand);
+        if (offer.spot) {
+          price->per_hour[static_cast<int>(PricingMode::kSpot)] = offer.spot;
+          price->MarkRegional(PricingMode::kSpot);
+        }
         price->currency = "USD";
         price->as_of_days = as_of_days_;
         price->source = source;

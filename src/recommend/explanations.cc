@@ -61,6 +61,16 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
       c->reasons.begin(),
       fmt::format("{:.1f} h at {}/h = {}; bottleneck {}", c->hours, Money(*c->price_per_hour, cur),
                   Money(*c->total_cost, cur), e.bottleneck.empty() ? "-" : e.bottleneck));
+  // A price that is the type's minimum over every region (Spare Cores' Alibaba figure) ranks as
+  // if it were this region's, so the offer says per row that its cost is a floor: the answer's
+  // stale-price note only says the date is unknown.
+  if (r.lowest_over_regions(c->mode) && r.price(c->mode)) {
+    c->warnings.push_back(fmt::format(
+        "lower-bound price: {}/h is the lowest {} price of {} over all {} regions (the source "
+        "does not say which region), not a quote for {}; the bill there may be higher",
+        Money(ctx.ToRequestCurrency(*r.price(c->mode), r.currency), cur), PricingModeName(c->mode),
+        t.name, t.provider, r.region));
+  }
   const MemoryBreakdown& m = e.memory;
   if (m.capacity_bytes > 0) {
     double headroom = 1 - m.total_bytes() / m.capacity_bytes;

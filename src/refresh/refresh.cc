@@ -80,6 +80,7 @@ Status Merge(const std::string& provider, const std::vector<RefreshedOffer>& off
       row->region = offer.region;
     }
     row->per_hour = offer.per_hour;
+    row->lowest_over_regions_modes = 0;  // the API quoted this region
     row->currency = offer.currency;
     row->as_of_days = offer.as_of_days;
     row->source = type->shape_source.empty() || type->shape_source == offer.source
