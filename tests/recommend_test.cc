@@ -316,6 +316,32 @@ TEST(RecommendTest, ObjectivesOrderByCostOrTime) {
   EXPECT_TRUE(b.ranked.front().pareto);
 }
 
+// A service is priced for its whole period on any hardware, so "fastest" cannot mean fewest
+// hours (every offer has the same): it is the time per output token a request sees. Among
+// equally fast offers the cheaper comes first.
+TEST(RecommendTest, FastestServiceRanksByTimePerOutputTokenThenCost) {
+  RecommendOptions o;
+  o.objective = Objective::kFastest;
+  o.pricing = {PricingMode::kOnDemand};
+  Recommendation r = Recommended({{"kind", "serve"},
+                                  {"model", "Llama-2-13B"},
+                                  {"precision", "fp16"},
+                                  {"request_rate", "30"},
+                                  {"ttft_target_ms", "1000"}},
+                                 o);
+  ExpectInvariants(r);
+  ASSERT_TRUE(r.ranked.front().instance->has_gpu()) << r.ranked.front().instance->name;
+  for (size_t i = 1; i < r.ranked.size(); ++i) {
+    const Candidate& a = r.ranked[i - 1];
+    const Candidate& b = r.ranked[i];
+    ASSERT_TRUE(a.estimate->serving && b.estimate->serving);
+    EXPECT_LE(a.estimate->serving->tpot_s, b.estimate->serving->tpot_s) << b.instance->name;
+    if (a.estimate->serving->tpot_s == b.estimate->serving->tpot_s) {
+      EXPECT_LE(*a.total_cost, *b.total_cost) << b.instance->name;
+    }
+  }
+}
+
 TEST(RecommendTest, StarvedInputPipelineSuggestsACompanion) {
   RecommendOptions o;
   o.instances = {"p4d.24xlarge"};

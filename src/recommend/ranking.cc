@@ -13,11 +13,16 @@ namespace cloudfit {
 
 namespace {
 
-double Score(Objective objective, const Candidate& c) {
-  switch (objective) {
+double Score(const RecommendContext& ctx, const Candidate& c) {
+  switch (ctx.options.objective) {
     case Objective::kCheapest:
       return c.total_cost.value_or(1e300);
     case Objective::kFastest:
+      // A service runs for its whole period on any hardware, so its hours tell nothing: its
+      // speed is what a request sees, the time per output token at the planned load.
+      if (ctx.priced_per_period() && c.estimate && c.estimate->serving) {
+        return c.estimate->serving->tpot_s;
+      }
       return c.hours;
     case Objective::kBalanced:
       // Equal weight to time and cost: their product (geometric balance).
@@ -82,9 +87,9 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 }  // namespace
 
 void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
-  Objective objective = ctx.options.objective;
   std::vector<Candidate>& v = out->ranked;
-  // Ties (one type at one price in many regions) are broken by provider, type and region. The
+  // Ties are broken by time, then cost (the cheaper of two equally fast offers first), then by
+  // provider, type and region (one type at one price in many regions). The
   // types are put in that order once, so most ties compare two integers, not three strings.
   std::vector<const InstanceType*> types;
   types.reserve(v.size());
@@ -101,11 +106,13 @@ void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
   struct Key {
     double score;
     double hours;
+    double cost;
     int type_rank;
   };
   std::vector<Key> keys(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    keys[i] = {Score(objective, v[i]), v[i].hours, type_rank[v[i].instance]};
+    keys[i] = {Score(ctx, v[i]), v[i].hours, v[i].total_cost.value_or(1e300),
+               type_rank[v[i].instance]};
   }
   // Candidates are large: sort their places, then move each once.
   std::vector<size_t> order(v.size());
@@ -115,6 +122,7 @@ void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
     const Key& b = keys[ib];
     if (a.score != b.score) return a.score < b.score;
     if (a.hours != b.hours) return a.hours < b.hours;
+    if (a.cost != b.cost) return a.cost < b.cost;
     if (a.type_rank != b.type_rank) return a.type_rank < b.type_rank;
     return v[ia].region->region < v[ib].region->region;
   });
