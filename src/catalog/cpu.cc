@@ -29,7 +29,8 @@ Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out) {
     if (auto v = r.OptionalNumber("int8_gops_per_vcpu", 0.1, 100000)) {
       c.int8_ops_per_vcpu = *v * 1e9;
     }
-    c.cores_per_socket = static_cast<int>(r.OptionalNumber("cores_per_socket", 1, 1024).value_or(0));
+    c.cores_per_socket =
+        static_cast<int>(r.OptionalNumber("cores_per_socket", 1, 1024).value_or(0));
     c.memory_channels = static_cast<int>(r.OptionalNumber("memory_channels", 1, 64).value_or(0));
     c.memory_type = r.Text("memory_type");
     c.memory_bandwidth_bytes_per_s_per_socket =

@@ -1,9 +1,9 @@
 // data/operators.csv: the forward operators of zoo models that their transformer shape does not
 // describe, one row per operator (or group of identical ones), attached to the models.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
@@ -50,8 +50,10 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     }
     op.spatial = r.YesNo("spatial");
     std::string when = ToLower(r.Text("when"));
-    if (when == "training") op.when = OpWhen::kTraining;
-    else if (when == "unfused-attention") op.when = OpWhen::kUnfusedAttention;
+    if (when == "training")
+      op.when = OpWhen::kTraining;
+    else if (when == "unfused-attention")
+      op.when = OpWhen::kUnfusedAttention;
     else if (!when.empty() && r.status().ok()) {
       r.Fail("when", "'" + when + "' is not training or unfused-attention (or empty: always)");
     }
@@ -65,8 +67,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     op.source = r.RequiredText("source");
     if (r.status().ok() && (IsMatrixKind(op.kind) || op.kind == OpKind::kDepthwise) &&
         (op.m <= 0 || op.n <= 0 || op.k <= 0)) {
-      r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k",
-             "a matrix operator needs m, n and k above 0");
+      r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k", "a matrix operator needs m, n and k above 0");
     }
     if (r.status().ok() && !IsMatrixKind(op.kind) && op.kind != OpKind::kDepthwise &&
         op.read_elements + op.written_elements <= 0) {

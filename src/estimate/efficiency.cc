@@ -43,9 +43,10 @@ Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out
     if (!r.status().ok()) return r.status();
     for (const EfficiencyFactor& other : *out) {
       if (other.parameter == f.parameter && other.stack == f.stack && other.group == f.group) {
-        return Status::Corruption(fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
-                                              "group '{}' is given twice",
-                                              table.path, row.line, f.parameter, f.stack, f.group));
+        return Status::Corruption(
+            fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
+                        "group '{}' is given twice",
+                        table.path, row.line, f.parameter, f.stack, f.group));
       }
     }
     out->push_back(std::move(f));

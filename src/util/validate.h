@@ -18,10 +18,9 @@
 #define CLOUDFIT_UTIL_VALIDATE_H_
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/status.h"
 
@@ -71,8 +70,8 @@ Status CheckWholeNumber(std::string_view field, double value, double min, double
 // Text as a whole number in [min, max]. "4096", "4096.0" and "4e3" are the same whole number;
 // "2.5" is refused. The range is checked before the value is narrowed to an integer, so no
 // text can wrap around.
-Status ParseWholeNumber(std::string_view field, std::string_view text, long long min,
-                        long long max, std::string_view unit, long long* out);
+Status ParseWholeNumber(std::string_view field, std::string_view text, long long min, long long max,
+                        std::string_view unit, long long* out);
 
 // A name: not empty after trimming, at most kMaxNameBytes, valid UTF-8, no control characters.
 Status CheckName(std::string_view field, std::string_view text);
