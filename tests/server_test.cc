@@ -144,6 +144,27 @@ TEST_F(ServerTest, BadInputIsA400NamingTheField) {
   EXPECT_EQ(res->status, 400);
 }
 
+// The API names its own fields, never the command line's flags.
+TEST_F(ServerTest, AnUnknownCurrencyNamesTheRequestsField) {
+  auto res = client_->Post("/v1/recommend",
+                           R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B"},
+                               "options": {"currency": "XYZ"}})",
+                           "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  std::string error = json::parse(res->body)["error"];
+  EXPECT_EQ(error.rfind("options.currency: 'XYZ' has no rate; known: ", 0), 0u) << error;
+  EXPECT_NE(error.find("USD"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--"), std::string::npos) << error;
+  // A known currency in lower case is the same currency.
+  res = client_->Post("/v1/recommend",
+                      R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": 5e7},
+                          "options": {"currency": "cny", "top": 1, "providers": ["aws"]}})",
+                      "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body.substr(0, 300);
+}
+
 TEST_F(ServerTest, ExportWritesTheRankedOfferAsTheCommandDoes) {
   // The same offer as recommend's first: its instance type is in the SkyPilot task.
   auto rec = client_->Post("/v1/recommend", kRecommend, "application/json");
@@ -204,6 +225,9 @@ TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
       {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B", "batch": -4}})",
        "workload.batch"},
       {"[1, 2]", "body:"},
+      // A refused value is echoed clipped and clean (at most 64 bytes, no control characters).
+      {R"({"format": "tf", "instance": "g5.xlarge", "nodes": "\u001b[2J99999999999999999999999999999999999999999999999999999999999999999999"})",
+       "nodes: '?[2J999999999999999999999999999999999999999999999999999999999999...' is not"},
   };
   for (const Case& c : cases) {
     auto res = client_->Post("/v1/export", c.body, "application/json");
