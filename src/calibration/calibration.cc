@@ -13,6 +13,7 @@
 #include "util/csv.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -191,7 +192,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     std::string seq(r.Text("seq_len"));
     c.measured = r.Number("value", 0, 1e12);
     if (!SplitGpu(gpu_text, &c.num_gpus, &c.gpu)) {
-      loader->Skip(c.id, "gpu '" + gpu_text + "' is not '<N>x <GPU>'");
+      loader->Skip(c.id, fmt::format("gpu '{}' is not '<N>x <GPU>'", Shown(gpu_text)));
       continue;
     }
     c.hardware.gpu = c.gpu;
@@ -296,7 +297,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     if (c.family == MetricFamily::kMemory) {
       double unit_bytes = MemoryUnitBytes(unit);
       if (unit_bytes == 0) {
-        loader->Skip(c.id, "memory unit '" + unit + "' is not GB, GiB or MiB");
+        loader->Skip(c.id, fmt::format("memory unit '{}' is not GB, GiB or MiB", Shown(unit)));
         continue;
       }
       c.measured *= unit_bytes;
@@ -371,7 +372,7 @@ Status LoadLargeModelRows(Loader* loader, const std::string& path) {
     else if (metric == "mfu" && peak > 0)
       added.throughput_scale = per_gpu * flops / peak;
     else {
-      loader->Skip(added.id, "metric '" + metric + "' is not modelled");
+      loader->Skip(added.id, fmt::format("metric '{}' is not modelled", Shown(metric)));
       loader->cases->pop_back();
     }
   }
@@ -397,7 +398,7 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
     c.fitted = false;
     std::string gpu_text(r.Text("gpu"));
     if (!SplitGpu(gpu_text, &c.num_gpus, &c.gpu)) {
-      loader->Skip(c.id, "gpu '" + gpu_text + "' is not '<N>x <GPU>'");
+      loader->Skip(c.id, fmt::format("gpu '{}' is not '<N>x <GPU>'", Shown(gpu_text)));
       continue;
     }
     c.hardware.gpu = c.gpu;
@@ -419,7 +420,7 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
     } else if (metric == "decode_tokens_per_s") {
       c.family = MetricFamily::kLlmDecode;
     } else {
-      loader->Skip(c.id, "metric '" + metric + "' is not modelled");
+      loader->Skip(c.id, fmt::format("metric '{}' is not modelled", Shown(metric)));
       continue;
     }
     std::vector<std::pair<std::string, std::string>> fields;

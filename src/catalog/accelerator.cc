@@ -43,7 +43,7 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out) {
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     Accelerator a;
-    a.name = r.RequiredText("name");
+    a.name = r.RequiredName("name");
     a.vendor = r.RequiredText("vendor");
     a.aliases = SplitList(r.Text("aliases"), '|');
     a.architecture = r.Text("architecture");

@@ -7,6 +7,7 @@
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -37,16 +38,16 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     std::string model = r.RequiredText("model");
     auto it = by_name.find(model);
     if (r.status().ok() && it == by_name.end()) {
-      r.Fail("model", "'" + model + "' is not a model of models.csv");
+      r.Fail("model", fmt::format("'{}' is not a model of models.csv", Shown(model)));
     }
     Operator op;
     op.label = r.RequiredText("op");
     std::string kind = r.RequiredText("kind");
     if (r.status().ok() && !ParseOpKind(kind, &op.kind)) {
-      r.Fail("kind", "'" + kind +
-                         "' is not one of gemm, conv, gemm_sequential, attention, "
-                         "fused_attention, depthwise, norm, activation, elementwise, softmax, "
-                         "pooling, resize, embedding, loss, lstm_cell");
+      r.Fail("kind", fmt::format("'{}' is not one of gemm, conv, gemm_sequential, attention, "
+                                 "fused_attention, depthwise, norm, activation, elementwise, "
+                                 "softmax, pooling, resize, embedding, loss, lstm_cell",
+                                 Shown(kind)));
     }
     op.spatial = r.YesNo("spatial");
     std::string when = ToLower(r.Text("when"));
@@ -55,7 +56,8 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     else if (when == "unfused-attention")
       op.when = OpWhen::kUnfusedAttention;
     else if (!when.empty() && r.status().ok()) {
-      r.Fail("when", "'" + when + "' is not training or unfused-attention (or empty: always)");
+      r.Fail("when", fmt::format("'{}' is not training or unfused-attention (or empty: always)",
+                                 Shown(when)));
     }
     op.repeats = Whole(&r, "repeats", 1);
     op.groups = Whole(&r, "groups", 1);

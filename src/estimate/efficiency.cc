@@ -4,6 +4,7 @@
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -46,7 +47,7 @@ Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out
         return Status::Corruption(
             fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
                         "group '{}' is given twice",
-                        table.path, row.line, f.parameter, f.stack, f.group));
+                        table.path, row.line, Shown(f.parameter), Shown(f.stack), Shown(f.group)));
       }
     }
     out->push_back(std::move(f));

@@ -66,11 +66,10 @@ bool SpellsNonFinite(std::string_view text) {
 
 }  // namespace
 
-std::string Shown(std::string_view value) {
-  constexpr size_t kShownBytes = 64;
+std::string Shown(std::string_view value, size_t max_bytes) {
   std::string out;
   size_t i = 0;
-  while (i < value.size() && out.size() < kShownBytes) {
+  while (i < value.size() && out.size() < max_bytes) {
     size_t n = Utf8SequenceLength(value, i);
     unsigned char c = static_cast<unsigned char>(value[i]);
     if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F))) {

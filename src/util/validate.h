@@ -52,8 +52,10 @@ inline constexpr long long kMaxTotalDevices = 262144;
 
 // The value as an error message shows it: at most 64 bytes (then "..."), with invalid UTF-8 and
 // control characters replaced by '?', so a hostile value cannot make a message huge or break
-// the JSON it is sent in.
-std::string Shown(std::string_view value);
+// the JSON it is sent in. Every message that echoes a value from outside (a flag, a request, a
+// data file) passes the value through here.
+inline constexpr size_t kShownBytes = 64;
+std::string Shown(std::string_view value, size_t max_bytes = kShownBytes);
 
 bool IsValidUtf8(std::string_view text);
 
