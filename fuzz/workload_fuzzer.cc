@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!FinalizeWorkload(fuzz::BuiltIn(), &w).ok()) return 0;
   static const HardwareSpec kShapes[] = {
-      {"A100", 1, "", 1, 0}, {"H100", 8, "", 4, 0}, {"L4", 1, "", 1, 0},
+      {"A100", 1, "", 1, 0},         {"H100", 8, "", 4, 0},         {"L4", 1, "", 1, 0},
       {"", 1, "p4d.24xlarge", 2, 0}, {"", 1, "c7i.12xlarge", 1, 0}, {"T4", 4, "", 1, 0}};
   const HardwareSpec& spec = kShapes[data[1] % (sizeof(kShapes) / sizeof(kShapes[0]))];
   Hardware hw;

@@ -1,13 +1,12 @@
 // Runs the cloudfit binary on the fixture catalog and compares its output with the files under
 // tests/golden/. CLOUDFIT_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -29,8 +28,10 @@ std::string Slurp(const fs::path& path) {
 std::string Quote(const std::string& arg) {
   std::string out = "'";
   for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -126,10 +127,13 @@ TEST(CliTest, EstimateJsonLinesBatch) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-jsonl-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "cases.jsonl")
-      << R"({"id": "a", "kind": "inference", "model": "Llama-3.1-8B", "gpu": "L4"})" << "\n"
+      << R"({"id": "a", "kind": "inference", "model": "Llama-3.1-8B", "gpu": "L4"})"
       << "\n"
-      << R"({"id": "b", "kind": "train", "model": "ResNet-50", "gpu": "A100", "gpus": 2})" << "\n"
-      << R"({"id": "c", "kind": "train", "model": "ResNet-50", "gpu": "A100", "batch": -1})" << "\n"
+      << "\n"
+      << R"({"id": "b", "kind": "train", "model": "ResNet-50", "gpu": "A100", "gpus": 2})"
+      << "\n"
+      << R"({"id": "c", "kind": "train", "model": "ResNet-50", "gpu": "A100", "batch": -1})"
+      << "\n"
       << "not json\n";
   Result r = RunCloudfit({"estimate", "--jsonl", (dir / "cases.jsonl").string()});
   fs::remove_all(dir);
@@ -149,9 +153,9 @@ TEST(CliGoldenTest, RecommendOnTheFixtureCatalog) {
   ExpectGolden("recommend_resnet",
                {"recommend", "--kind", "train", "--model", "ResNet-50", "--precision", "fp16",
                 "--epochs", "10", "--dataset-samples", "1281167", "--batch", "256"});
-  ExpectGolden("recommend_llama_json", {"recommend", "--kind", "inference", "--model",
-                                        "Llama-3.1-8B", "--samples", "10000", "--top", "2",
-                                        "--json"});
+  ExpectGolden("recommend_llama_json",
+               {"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--samples", "10000",
+                "--top", "2", "--json"});
   ExpectGolden("explain_lora", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B"});
 }
 
@@ -162,16 +166,18 @@ TEST(CliTest, RecommendPlotWhyNotAndJsonLines) {
                           "--samples", "10000", "--plot", (dir / "front.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(Slurp(dir / "front.svg").find("chosen: "), std::string::npos);
-  Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B",
-                            "--tokens", "1e8", "--why-not", "g5.xlarge"});
+  Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B", "--tokens",
+                            "1e8", "--why-not", "g5.xlarge"});
   ASSERT_EQ(why.exit_code, 0) << why.err;
   EXPECT_NE(why.out.find("does not fit in memory"), std::string::npos) << why.out;
   std::ofstream(dir / "requests.jsonl")
       << R"({"id": 1, "kind": "inference", "model": "Llama-3.1-8B", "samples": 100, "top": 1})"
       << "\n"
       << R"({"id": 2, "kind": "train", "model": "ResNet-50", "epochs": 1,)"
-      << R"( "dataset_samples": 1281167, "deadline_hours": 0.0001})" << "\n"
-      << R"({"id": 3, "kind": "serve", "model": "nope"})" << "\n";
+      << R"( "dataset_samples": 1281167, "deadline_hours": 0.0001})"
+      << "\n"
+      << R"({"id": 3, "kind": "serve", "model": "nope"})"
+      << "\n";
   Result batch = RunCloudfit({"recommend", "--jsonl", (dir / "requests.jsonl").string()});
   fs::remove_all(dir);
   EXPECT_EQ(batch.exit_code, 2);
@@ -269,8 +275,8 @@ TEST(CliTest, ImportThenUseTheImportedCatalog) {
          "gpu_1x_l4,L4,1,8,32,0.5,us-east-1,,\n"
          "gpu_1x_l4,L4,1,8,32,0.5,us-west-1,,\n";
   std::string out = (dir / "catalog").string();
-  Result r = RunCloudfit({"catalog", "import", "--input-format", "skypilot", "--as-of", "2026-11-01", "--out",
-                  out, (dir / "lambda/vms.csv").string()});
+  Result r = RunCloudfit({"catalog", "import", "--input-format", "skypilot", "--as-of",
+                          "2026-11-01", "--out", out, (dir / "lambda/vms.csv").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 rows read, 2 used"), std::string::npos) << r.out;
   Result q = RunCloudfit({"--catalog", out, "instances", "--provider", "lambda", "--csv"});

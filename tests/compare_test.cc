@@ -1,8 +1,9 @@
 // cloudfit compare: two to five choices side by side, every pricing mode, and the differences in
 // words.
+#include "cloudfit/compare.h"
+
 #include <gtest/gtest.h>
 
-#include "cloudfit/compare.h"
 #include "cloudfit/compare_report.h"
 #include "cloudfit/table.h"
 #include "test_support.h"

@@ -1,14 +1,13 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "util/file.h"
 
@@ -24,8 +23,8 @@ std::string ReadWholeFile(const std::string& path) {
 }
 
 ProgramRun RunProgram(const std::string& program, const std::string& dir, const std::string& args) {
-  std::string command = "cd '" + dir + "' && '" + program + "' " + args +
-                        " </dev/null >out.txt 2>err.txt";
+  std::string command =
+      "cd '" + dir + "' && '" + program + "' " + args + " </dev/null >out.txt 2>err.txt";
   int status = std::system(command.c_str());
   ProgramRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
