@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_support.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -18,47 +20,30 @@ struct Result {
   std::string err;
 };
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& arg) {
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 // Runs cloudfit with the fixture catalog unless `use_fixture` is false.
 Result RunCloudfit(const std::vector<std::string>& args, bool use_fixture = true) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-cli-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string command = "cd ";
-  command += Quote(dir.string());
+  command += cloudfit::testing::ShellQuote(dir.string());
   command += " && env -u CLOUDFIT_CATALOG -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 ";
   if (use_fixture) {
     command += "CLOUDFIT_CATALOG=";
-    command += Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
+    command +=
+        cloudfit::testing::ShellQuote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
     command += " ";
   }
-  command += Quote(CLOUDFIT_BINARY);
+  command += cloudfit::testing::ShellQuote(CLOUDFIT_BINARY);
   for (const std::string& a : args) {
     command += ' ';
-    command += Quote(a);
+    command += cloudfit::testing::ShellQuote(a);
   }
   command += " >out.txt 2>err.txt";
   int status = std::system(command.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = Slurp(dir / "out.txt");
-  r.err = Slurp(dir / "err.txt");
+  r.out = cloudfit::testing::ReadWholeFile(dir / "out.txt");
+  r.err = cloudfit::testing::ReadWholeFile(dir / "err.txt");
   fs::remove_all(dir);
   return r;
 }
@@ -83,7 +68,7 @@ void ExpectGolden(const std::string& name, const std::vector<std::string>& args)
     return;
   }
   ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with CLOUDFIT_UPDATE_GOLDEN=1";
-  EXPECT_EQ(r.out, Slurp(golden)) << "output of " << name << " changed";
+  EXPECT_EQ(r.out, cloudfit::testing::ReadWholeFile(golden)) << "output of " << name << " changed";
 }
 
 TEST(CliGoldenTest, InstancesTable) { ExpectGolden("instances_table", {"instances"}); }
@@ -165,7 +150,8 @@ TEST(CliTest, RecommendPlotWhyNotAndJsonLines) {
   Result r = RunCloudfit({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B",
                           "--samples", "10000", "--plot", (dir / "front.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(Slurp(dir / "front.svg").find("chosen: "), std::string::npos);
+  EXPECT_NE(cloudfit::testing::ReadWholeFile(dir / "front.svg").find("chosen: "),
+            std::string::npos);
   Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B", "--tokens",
                             "1e8", "--why-not", "g5.xlarge"});
   ASSERT_EQ(why.exit_code, 0) << why.err;

@@ -17,16 +17,10 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
-Workload Built(const Fields& fields) {
-  Workload w;
-  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
-  Status s = FinalizeWorkload(BuiltIn(), &w);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return w;
-}
+using testing::BuiltWorkload;
 
 Recommendation Recommended(const Fields& fields, const RecommendOptions& o = RecommendOptions()) {
-  Workload w = Built(fields);
+  Workload w = BuiltWorkload(fields);
   Recommendation r;
   Status s = Recommend(BuiltIn(), w, o, &r);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -42,12 +36,12 @@ bool Within(double value, double low, double high) { return value >= low && valu
 // DESIGN.md, the ML engineer: "Can I fine-tune an 8B model with LoRA on a 24 GB A10? If not,
 // what is the cheapest instance that finishes 2 epochs over 50M tokens by Friday?"
 TEST(ScenarioTest, LoraOfAnEightBillionModelOnAnA10AndByFriday) {
-  Workload w = Built({{"kind", "lora"},
-                      {"model", "Llama-3.1-8B"},
-                      {"seq_len", "2048"},
-                      {"recompute", "full"},
-                      {"epochs", "2"},
-                      {"tokens", "50e6"}});
+  Workload w = BuiltWorkload({{"kind", "lora"},
+                              {"model", "Llama-3.1-8B"},
+                              {"seq_len", "2048"},
+                              {"recompute", "full"},
+                              {"epochs", "2"},
+                              {"tokens", "50e6"}});
   HardwareSpec spec;
   spec.gpu = "A10";
   Hardware a10;
@@ -244,11 +238,11 @@ TEST(ScenarioTest, ImageNetTrainingNeedsGpusAndFastLoaders) {
   // Four vCPUs per GPU cannot feed a fast GPU: small GPU instances are input-bound.
   const InstanceType* g5 = nullptr;  // one L40S and four vCPUs
   ASSERT_TRUE(BuiltIn().FindInstance("g6e.xlarge", &g5).ok());
-  Workload w = Built({{"kind", "train"},
-                      {"model", "ResNet-50"},
-                      {"precision", "fp16"},
-                      {"epochs", "90"},
-                      {"dataset_samples", "1281167"}});
+  Workload w = BuiltWorkload({{"kind", "train"},
+                              {"model", "ResNet-50"},
+                              {"precision", "fp16"},
+                              {"epochs", "90"},
+                              {"dataset_samples", "1281167"}});
   Estimate e;
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g5, 1), &e).ok());
   EXPECT_EQ(e.bottleneck, "input pipeline");
@@ -310,14 +304,14 @@ TEST(ScenarioTest, CloudGamingIsSizedByEverySessionsNeeds) {
   }
   const InstanceType* g4dn = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g4dn.xlarge", &g4dn).ok());
-  Workload w = Built({{"kind", "realtime"}, {"streams", "20"}});
+  Workload w = BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}});
   Estimate e;
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g4dn, 1), &e).ok());
   EXPECT_EQ(e.throughput, 0);
   EXPECT_EQ(e.bottleneck, "vCPUs");
   // A lighter title on a bigger instance: the binding limit is named.
   Workload esports =
-      Built({{"kind", "realtime"}, {"streams", "20"}, {"session_profile", "esports"}});
+      BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}, {"session_profile", "esports"}});
   const InstanceType* g5 = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g5.12xlarge", &g5).ok());
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), esports, HardwareForInstance(*g5, 1), &e).ok());
@@ -331,7 +325,7 @@ TEST(ScenarioTest, CadSeatsAreSizedByRamVcpusAndFrameBuffer) {
   const InstanceType* g4dn = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g4dn.xlarge", &g4dn).ok());
   for (const char* profile : {"light", "medium", "heavy"}) {
-    Workload w = Built({{"kind", "cad"}, {"streams", "4"}, {"session_profile", profile}});
+    Workload w = BuiltWorkload({{"kind", "cad"}, {"streams", "4"}, {"session_profile", profile}});
     Estimate e;
     ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g4dn, 1), &e).ok());
     EXPECT_LE(e.throughput, 1) << profile;
