@@ -156,6 +156,19 @@ TEST_F(ServerTest, AnUnknownCurrencyNamesTheRequestsField) {
   EXPECT_EQ(error.rfind("options.currency: 'XYZ' has no rate; known: ", 0), 0u) << error;
   EXPECT_NE(error.find("USD"), std::string::npos) << error;
   EXPECT_EQ(error.find("--"), std::string::npos) << error;
+  // Nor do the options the recommender checks again (it names its flags).
+  for (const char* options : {R"({"pricing": []})"}) {
+    res = client_->Post("/v1/recommend",
+                        std::string(R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B"},
+                                        "options": )") +
+                            options + "}",
+                        "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << options;
+    std::string message = json::parse(res->body)["error"];
+    EXPECT_EQ(message.rfind("options.", 0), 0u) << message;
+    EXPECT_EQ(message.find("--"), std::string::npos) << message;
+  }
   // A known currency in lower case is the same currency.
   res = client_->Post("/v1/recommend",
                       R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": 5e7},

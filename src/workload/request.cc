@@ -339,6 +339,11 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
                    fmt::format("'{}' has no rate; known: {}", Shown(out->options.currency),
                                Join(known, ", ")));
   }
+  // An empty list is checked here too, so that the error names the request's field.
+  if (given.count("pricing") && out->options.pricing.empty()) {
+    return Invalid(options_path + "pricing",
+                   "give at least one of ondemand, spot, reserved-1y, reserved-3y");
+  }
   FinalizeRecommendOptions(out->workload, given, &out->options);
   if (options.contains("spot")) {
     bool spot = false;
