@@ -61,9 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!FinalizeWorkload(fuzz::BuiltIn(), &w).ok()) return 0;
   static const HardwareSpec kShapes[] = {
-      {"A100", 1, "", 1, 0}, {"H100", 8, "", 4, 0}, {"L4", 1, "", 1, 0},
-      {"", 1, "p4d.24xlarge", 2, 0}, {"", 1, "c7i.12xlarge", 1, 0}, {"T4", 4, "", 1, 0}};
-  const HardwareSpec& spec = kShapes[data[1] % (sizeof(kShapes) / sizeof(kShapes[0]))];
+      {"A100", 1, "", 1, 0, std::nullopt},         {"H100", 8, "", 4, 0, std::nullopt},
+      {"L4", 1, "", 1, 0, std::nullopt},           {"", 1, "p4d.24xlarge", 2, 0, std::nullopt},
+      {"", 1, "c7i.12xlarge", 1, 0, std::nullopt}, {"T4", 4, "", 1, 0, std::nullopt}};
+  constexpr size_t kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
+  HardwareSpec spec = kShapes[data[1] % kShapeCount];
+  // The second byte also picks peer to peer between the GPUs of a node: unset (from the GPU),
+  // on or off (host-staged copies, as on GeForce boards).
+  if (size_t p2p = data[1] / kShapeCount % 3; p2p > 0) spec.peer_to_peer = p2p == 1;
   Hardware hw;
   if (!ResolveHardware(fuzz::BuiltIn(), spec, &hw).ok()) return 0;
   Estimate e;

@@ -2,7 +2,7 @@
 # Builds the libFuzzer harnesses (clang, ASan + UBSan) into build-fuzz/ and runs each one.
 #
 #   scripts/fuzz.sh                      every harness for 10 minutes, one at a time
-#   scripts/fuzz.sh --seconds 20         every harness for 20 s (what CI runs)
+#   scripts/fuzz.sh --seconds 5          every harness over its seeds and 5 s more (what CI runs)
 #   scripts/fuzz.sh --seconds 3600 http  one harness for an hour
 #   scripts/fuzz.sh --jobs 16 ...        16 fuzzing processes per harness (a machine to spare)
 #   scripts/fuzz.sh --max-len 65536 ...  longer inputs (default 8192: faster, and enough to reach

@@ -1,5 +1,6 @@
 // Runs the cloudfit binary on the fixture catalog and compares its output with the files under
 // tests/golden/. CLOUDFIT_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -7,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include <gtest/gtest.h>
+#include "test_support.h"
 
 namespace {
 
@@ -19,45 +20,30 @@ struct Result {
   std::string err;
 };
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& arg) {
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 // Runs cloudfit with the fixture catalog unless `use_fixture` is false.
 Result RunCloudfit(const std::vector<std::string>& args, bool use_fixture = true) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-cli-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string command = "cd ";
-  command += Quote(dir.string());
+  command += cloudfit::testing::ShellQuote(dir.string());
   command += " && env -u CLOUDFIT_CATALOG -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 ";
   if (use_fixture) {
     command += "CLOUDFIT_CATALOG=";
-    command += Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
+    command +=
+        cloudfit::testing::ShellQuote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog");
     command += " ";
   }
-  command += Quote(CLOUDFIT_BINARY);
+  command += cloudfit::testing::ShellQuote(CLOUDFIT_BINARY);
   for (const std::string& a : args) {
     command += ' ';
-    command += Quote(a);
+    command += cloudfit::testing::ShellQuote(a);
   }
   command += " >out.txt 2>err.txt";
   int status = std::system(command.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = Slurp(dir / "out.txt");
-  r.err = Slurp(dir / "err.txt");
+  r.out = cloudfit::testing::ReadWholeFile(dir / "out.txt");
+  r.err = cloudfit::testing::ReadWholeFile(dir / "err.txt");
   fs::remove_all(dir);
   return r;
 }
@@ -82,7 +68,7 @@ void ExpectGolden(const std::string& name, const std::vector<std::string>& args)
     return;
   }
   ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with CLOUDFIT_UPDATE_GOLDEN=1";
-  EXPECT_EQ(r.out, Slurp(golden)) << "output of " << name << " changed";
+  EXPECT_EQ(r.out, cloudfit::testing::ReadWholeFile(golden)) << "output of " << name << " changed";
 }
 
 TEST(CliGoldenTest, InstancesTable) { ExpectGolden("instances_table", {"instances"}); }
@@ -126,10 +112,13 @@ TEST(CliTest, EstimateJsonLinesBatch) {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-jsonl-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "cases.jsonl")
-      << R"({"id": "a", "kind": "inference", "model": "Llama-3.1-8B", "gpu": "L4"})" << "\n"
+      << R"({"id": "a", "kind": "inference", "model": "Llama-3.1-8B", "gpu": "L4"})"
       << "\n"
-      << R"({"id": "b", "kind": "train", "model": "ResNet-50", "gpu": "A100", "gpus": 2})" << "\n"
-      << R"({"id": "c", "kind": "train", "model": "ResNet-50", "gpu": "A100", "batch": -1})" << "\n"
+      << "\n"
+      << R"({"id": "b", "kind": "train", "model": "ResNet-50", "gpu": "A100", "gpus": 2})"
+      << "\n"
+      << R"({"id": "c", "kind": "train", "model": "ResNet-50", "gpu": "A100", "batch": -1})"
+      << "\n"
       << "not json\n";
   Result r = RunCloudfit({"estimate", "--jsonl", (dir / "cases.jsonl").string()});
   fs::remove_all(dir);
@@ -149,9 +138,9 @@ TEST(CliGoldenTest, RecommendOnTheFixtureCatalog) {
   ExpectGolden("recommend_resnet",
                {"recommend", "--kind", "train", "--model", "ResNet-50", "--precision", "fp16",
                 "--epochs", "10", "--dataset-samples", "1281167", "--batch", "256"});
-  ExpectGolden("recommend_llama_json", {"recommend", "--kind", "inference", "--model",
-                                        "Llama-3.1-8B", "--samples", "10000", "--top", "2",
-                                        "--json"});
+  ExpectGolden("recommend_llama_json",
+               {"recommend", "--kind", "inference", "--model", "Llama-3.1-8B", "--samples", "10000",
+                "--top", "2", "--json"});
   ExpectGolden("explain_lora", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B"});
 }
 
@@ -161,17 +150,20 @@ TEST(CliTest, RecommendPlotWhyNotAndJsonLines) {
   Result r = RunCloudfit({"recommend", "--kind", "inference", "--model", "Llama-3.1-8B",
                           "--samples", "10000", "--plot", (dir / "front.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(Slurp(dir / "front.svg").find("chosen: "), std::string::npos);
-  Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B",
-                            "--tokens", "1e8", "--why-not", "g5.xlarge"});
+  EXPECT_NE(cloudfit::testing::ReadWholeFile(dir / "front.svg").find("chosen: "),
+            std::string::npos);
+  Result why = RunCloudfit({"recommend", "--kind", "train", "--model", "Llama-3.1-8B", "--tokens",
+                            "1e8", "--why-not", "g5.xlarge"});
   ASSERT_EQ(why.exit_code, 0) << why.err;
   EXPECT_NE(why.out.find("does not fit in memory"), std::string::npos) << why.out;
   std::ofstream(dir / "requests.jsonl")
       << R"({"id": 1, "kind": "inference", "model": "Llama-3.1-8B", "samples": 100, "top": 1})"
       << "\n"
       << R"({"id": 2, "kind": "train", "model": "ResNet-50", "epochs": 1,)"
-      << R"( "dataset_samples": 1281167, "deadline_hours": 0.0001})" << "\n"
-      << R"({"id": 3, "kind": "serve", "model": "nope"})" << "\n";
+      << R"( "dataset_samples": 1281167, "deadline_hours": 0.0001})"
+      << "\n"
+      << R"({"id": 3, "kind": "serve", "model": "nope"})"
+      << "\n";
   Result batch = RunCloudfit({"recommend", "--jsonl", (dir / "requests.jsonl").string()});
   fs::remove_all(dir);
   EXPECT_EQ(batch.exit_code, 2);
@@ -269,8 +261,8 @@ TEST(CliTest, ImportThenUseTheImportedCatalog) {
          "gpu_1x_l4,L4,1,8,32,0.5,us-east-1,,\n"
          "gpu_1x_l4,L4,1,8,32,0.5,us-west-1,,\n";
   std::string out = (dir / "catalog").string();
-  Result r = RunCloudfit({"catalog", "import", "--input-format", "skypilot", "--as-of", "2026-11-01", "--out",
-                  out, (dir / "lambda/vms.csv").string()});
+  Result r = RunCloudfit({"catalog", "import", "--input-format", "skypilot", "--as-of",
+                          "2026-11-01", "--out", out, (dir / "lambda/vms.csv").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 rows read, 2 used"), std::string::npos) << r.out;
   Result q = RunCloudfit({"--catalog", out, "instances", "--provider", "lambda", "--csv"});

@@ -17,6 +17,7 @@
 #include "cli/vocabulary.h"
 #include "cloudfit/table.h"
 #include "json_schema_check.h"
+#include "test_support.h"
 #include "util/csv.h"
 
 namespace cloudfit {
@@ -31,40 +32,22 @@ struct Result {
   std::string err;
 };
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& arg) {
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 // Runs cloudfit on the fixture catalog with `env` (e.g. "COLUMNS=100") and no terminal.
 Result RunCli(const std::vector<std::string>& args, const std::string& env = "") {
   fs::path dir = fs::temp_directory_path() / ("cloudfit-out-" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string command =
-      "cd " + Quote(dir.string()) +
+      "cd " + testing::ShellQuote(dir.string()) +
       " && env -u COLUMNS -u NO_COLOR CLOUDFIT_TODAY=2026-11-22 CLOUDFIT_CATALOG=" +
-      Quote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog") + " " + env + " " +
-      Quote(CLOUDFIT_BINARY);
-  for (const std::string& a : args) command += " " + Quote(a);
+      testing::ShellQuote(std::string(CLOUDFIT_SOURCE_DIR) + "/tests/fixtures/catalog") + " " +
+      env + " " + testing::ShellQuote(CLOUDFIT_BINARY);
+  for (const std::string& a : args) command += " " + testing::ShellQuote(a);
   command += " >out.txt 2>err.txt </dev/null";
   int status = std::system(command.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = Slurp(dir / "out.txt");
-  r.err = Slurp(dir / "err.txt");
+  r.out = testing::ReadWholeFile(dir / "out.txt");
+  r.err = testing::ReadWholeFile(dir / "err.txt");
   fs::remove_all(dir);
   return r;
 }
@@ -335,10 +318,10 @@ TEST(TerminalTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
     std::string inner = "env " + env +
                         " TERM=xterm CLOUDFIT_CATALOG=" + std::string(CLOUDFIT_SOURCE_DIR) +
                         "/tests/fixtures/catalog " + CLOUDFIT_BINARY + " models";
-    std::string command = "cd " + Quote(dir.string()) + " && script -qec " + Quote(inner) +
-                          " /dev/null >tty.txt 2>&1 </dev/null";
+    std::string command = "cd " + testing::ShellQuote(dir.string()) + " && script -qec " +
+                          testing::ShellQuote(inner) + " /dev/null >tty.txt 2>&1 </dev/null";
     EXPECT_EQ(std::system(command.c_str()), 0);
-    return Slurp(dir / "tty.txt");
+    return testing::ReadWholeFile(dir / "tty.txt");
   };
   std::string coloured = on_tty("-u NO_COLOR");
   std::string plain = on_tty("NO_COLOR=1");

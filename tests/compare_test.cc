@@ -1,8 +1,9 @@
 // cloudfit compare: two to five choices side by side, every pricing mode, and the differences in
 // words.
+#include "cloudfit/compare.h"
+
 #include <gtest/gtest.h>
 
-#include "cloudfit/compare.h"
 #include "cloudfit/compare_report.h"
 #include "cloudfit/table.h"
 #include "test_support.h"
@@ -14,13 +15,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
-Workload Built(const Fields& fields) {
-  Workload w;
-  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
-  Status s = FinalizeWorkload(BuiltIn(), &w);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return w;
-}
+using testing::BuiltWorkload;
 
 RecommendOptions AllModes() {
   RecommendOptions o;
@@ -37,7 +32,7 @@ bool Mentions(const std::vector<std::string>& lines, const std::string& text) {
 }
 
 TEST(CompareTest, TwoInstanceTypesSideBySide) {
-  Workload w = Built({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e8"}});
+  Workload w = BuiltWorkload({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e8"}});
   Comparison c;
   ASSERT_TRUE(Compare(BuiltIn(), w, AllModes(), {"g5.2xlarge", "p4d.24xlarge"}, &c).ok());
   ASSERT_EQ(c.entries.size(), 2u);
@@ -73,7 +68,7 @@ TEST(CompareTest, TwoInstanceTypesSideBySide) {
 }
 
 TEST(CompareTest, GpuCountsBecomeTheCheapestInstanceWithThatMany) {
-  Workload w = Built({{"kind", "train"}, {"model", "Llama-2-7B"}, {"tokens", "1e9"}});
+  Workload w = BuiltWorkload({{"kind", "train"}, {"model", "Llama-2-7B"}, {"tokens", "1e9"}});
   Comparison c;
   ASSERT_TRUE(Compare(BuiltIn(), w, AllModes(), {"1xA10G", "8xH100", "p4d.24xlarge:2"}, &c).ok());
   ASSERT_EQ(c.entries.size(), 3u);
@@ -92,7 +87,7 @@ TEST(CompareTest, GpuCountsBecomeTheCheapestInstanceWithThatMany) {
 }
 
 TEST(CompareTest, BadChoicesNameWhatIsWrong) {
-  Workload w = Built({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e8"}});
+  Workload w = BuiltWorkload({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e8"}});
   Comparison c;
   Status s = Compare(BuiltIn(), w, AllModes(), {"g5.2xlarge"}, &c);
   EXPECT_NE(s.message().find("compare takes 2 to 5 choices, not 1"), std::string::npos);

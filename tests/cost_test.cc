@@ -16,13 +16,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
-Workload Built(const Fields& fields) {
-  Workload w;
-  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
-  Status s = FinalizeWorkload(BuiltIn(), &w);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return w;
-}
+using testing::BuiltWorkload;
 
 const InstanceType& Instance(const std::string& name) {
   const InstanceType* t = nullptr;
@@ -62,22 +56,22 @@ TEST(CostTest, ReferenceDataIsDatedAndSourced) {
   EXPECT_DOUBLE_EQ(*costs.FindLicence("windows-server", "aws")->usd, 0.046);
   EXPECT_FALSE(costs.FindLicence("windows-server", "lambda")->usd.has_value());
   EXPECT_EQ(costs.FindLicence("windows-server", "gcp")->provider, "*");
-  EXPECT_NEAR(StreamMbps(costs, Built({{"kind", "realtime"}})), 25, 1e-9);
-  EXPECT_NEAR(
-      StreamMbps(
-          costs,
-          Built({{"kind", "realtime"}, {"width", "3840"}, {"height", "2160"}, {"codec", "av1"}})),
-      12.5 * 4, 1e-9);
+  EXPECT_NEAR(StreamMbps(costs, BuiltWorkload({{"kind", "realtime"}})), 25, 1e-9);
+  EXPECT_NEAR(StreamMbps(costs, BuiltWorkload({{"kind", "realtime"},
+                                               {"width", "3840"},
+                                               {"height", "2160"},
+                                               {"codec", "av1"}})),
+              12.5 * 4, 1e-9);
 }
 
 TEST(CostTest, EachLineIsItsQuantitiesTimesItsRate) {
   CostData costs = Costs();
-  Workload w = Built({{"kind", "lora"},
-                      {"model", "Llama-3.1-8B"},
-                      {"tokens", "1e8"},
-                      {"egress_gb", "50"},
-                      {"data_gb", "200"},
-                      {"os", "windows"}});
+  Workload w = BuiltWorkload({{"kind", "lora"},
+                              {"model", "Llama-3.1-8B"},
+                              {"tokens", "1e8"},
+                              {"egress_gb", "50"},
+                              {"data_gb", "200"},
+                              {"os", "windows"}});
   const InstanceType& t = Instance("g5.2xlarge");
   JobBillInput in;
   in.instance = &t;
@@ -108,7 +102,7 @@ TEST(CostTest, EachLineIsItsQuantitiesTimesItsRate) {
 
 TEST(CostTest, MinimumBillingRoundsShortRunsUp) {
   CostData costs = Costs();
-  Workload w = Built({{"kind", "preprocess"}, {"data_gb", "1"}});
+  Workload w = BuiltWorkload({{"kind", "preprocess"}, {"data_gb", "1"}});
   JobBillInput in;
   in.node_price_per_hour = 3.6;  // 0.001 per second
   in.hours = 10.0 / 3600;        // a 10 s run
@@ -123,12 +117,12 @@ TEST(CostTest, MinimumBillingRoundsShortRunsUp) {
 }
 
 TEST(CostTest, TheBillIsTheSumOfItsLinesAndEachCanBeTurnedOff) {
-  Workload w = Built({{"kind", "train"},
-                      {"model", "ResNet-50"},
-                      {"precision", "fp16"},
-                      {"epochs", "10"},
-                      {"dataset_samples", "1281167"},
-                      {"egress_gb", "100"}});
+  Workload w = BuiltWorkload({{"kind", "train"},
+                              {"model", "ResNet-50"},
+                              {"precision", "fp16"},
+                              {"epochs", "10"},
+                              {"dataset_samples", "1281167"},
+                              {"egress_gb", "100"}});
   RecommendOptions o;
   o.instances = {"p4d.24xlarge"};
   o.regions = {"us-east-1"};
@@ -160,7 +154,7 @@ TEST(CostTest, TheBillIsTheSumOfItsLinesAndEachCanBeTurnedOff) {
 
 TEST(CostTest, CloudGamingEgressOutweighsTheInstances) {
   // 20 sessions of 1080p60 H.264 (25 Mbit/s each) for a month from AWS: 164 TB out.
-  Workload w = Built({{"kind", "realtime"}, {"streams", "20"}, {"os", "linux"}});
+  Workload w = BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}, {"os", "linux"}});
   RecommendOptions o;
   o.providers = {"aws"};
   o.pricing = {PricingMode::kOnDemand};
@@ -177,7 +171,7 @@ TEST(CostTest, CloudGamingEgressOutweighsTheInstances) {
 }
 
 TEST(CostTest, WindowsWhereItIsNotOfferedIsRejected) {
-  Workload w = Built({{"kind", "cad"}, {"streams", "2"}});  // Windows assumed for CAD
+  Workload w = BuiltWorkload({{"kind", "cad"}, {"streams", "2"}});  // Windows assumed for CAD
   RecommendOptions o;
   o.providers = {"lambda"};
   Recommendation r;
@@ -188,13 +182,13 @@ TEST(CostTest, WindowsWhereItIsNotOfferedIsRejected) {
     said |= c.rejection.rfind("lambda offers no Windows", 0) == 0;
   EXPECT_TRUE(said);
   // On Linux (a web-streamed viewer) Lambda is fine.
-  Workload linux_cad = Built({{"kind", "cad"}, {"streams", "2"}, {"os", "linux"}});
+  Workload linux_cad = BuiltWorkload({{"kind", "cad"}, {"streams", "2"}, {"os", "linux"}});
   ASSERT_TRUE(Recommend(BuiltIn(), linux_cad, o, &r).ok());
   EXPECT_FALSE(r.ranked.empty());
 }
 
 TEST(CostTest, CadSeatsPayForTheirLicences) {
-  Workload w = Built({{"kind", "cad"}, {"streams", "4"}});
+  Workload w = BuiltWorkload({{"kind", "cad"}, {"streams", "4"}});
   RecommendOptions o;
   o.providers = {"gcp", "aws"};
   o.top = 0;  // every ranked offer gets its bill's wording, not only the first ten

@@ -20,16 +20,9 @@ namespace fs = std::filesystem;
 using testing::ProgramRun;
 using testing::TempDir;
 
-// Quotes one shell word.
-std::string Quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 ProgramRun Cloudfit(const TempDir& dir, const std::vector<std::string>& args) {
   std::string line;
-  for (const std::string& a : args) line += Quote(a) + " ";
+  for (const std::string& a : args) line += testing::ShellQuote(a) + " ";
   return testing::RunCloudfit(dir, line);
 }
 

@@ -1,9 +1,13 @@
 // Each class of bad catalog data fails with file:line, the field and the reason.
 #include <gtest/gtest.h>
 
+#include "catalog/loaders.h"
 #include "cloudfit/calibration.h"
 #include "cloudfit/catalog.h"
+#include "cloudfit/serving_engine.h"
 #include "test_support.h"
+#include "util/csv.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 namespace {
@@ -198,6 +202,127 @@ TEST(LoaderErrorsTest, CalibrationCountsBeyondIntAreSkippedNotThrown) {
   }
   EXPECT_TRUE(gpu_skipped) << "a GPU count beyond 2^20 is not a count";
   for (const CalibrationCase& c : cases) EXPECT_GT(c.throughput_scale, 0) << c.id;
+}
+
+// A value a user's file holds is echoed the way client-facing errors echo values: at most 64
+// bytes of clean UTF-8 (util/validate.h, Shown), with the file, the line and the field named.
+// 5,000 bytes with an escape sequence, invalid UTF-8 and a control byte in them, no CSV syntax.
+const std::string kHostile = "\x1b[31m\xff\xfe" + std::string(5000, 'x') + "\x01";
+const std::string kHostileShown = "?[31m??" + std::string(64 - 7, 'x') + "...";
+
+TEST(LoaderErrorsTest, AHostileValueIsShownClippedAndClean) {
+  std::string row = kGoodRow;
+  row.replace(row.find("x86_64"), 6, kHostile);
+  EXPECT_EQ(LoadWithAwsRows(row), "fixture/instances/aws.csv:2: field 'arch': '" + kHostileShown +
+                                      "' is not x86_64 or arm64");
+  // A name longer than any name may be is refused as a name, shown the same way.
+  row = kGoodRow;
+  row.replace(row.find("g5.xlarge"), 9, kHostile);
+  EXPECT_EQ(LoadWithAwsRows(row), "fixture/instances/aws.csv:2: field 'instance_type': '" +
+                                      kHostileShown +
+                                      "' is not allowed; a name of at most 256 bytes");
+}
+
+// The first data row's line and fields of a catalog file; the line is 0 when it has none.
+struct FirstRow {
+  int line = 0;
+  std::vector<std::string> header;
+};
+
+FirstRow FirstDataRow(const std::string& name, const std::string& text) {
+  CsvTable table;
+  FirstRow out;
+  if (!ParseCsv(text, name, CsvOptions(), &table).ok() || table.rows.empty()) return out;
+  out.line = table.rows[0].line;
+  out.header = table.header;
+  return out;
+}
+
+// `text` with field `column` of the row at `line` replaced by `value` (rows of our files
+// hold no quoted line breaks, so lines are rows).
+std::string WithField(const std::string& text, int line, size_t column, const std::string& value) {
+  size_t start = 0;
+  for (int l = 1; l < line; ++l) start = text.find('\n', start) + 1;
+  size_t end = text.find('\n', start);
+  std::string row = text.substr(start, end - start);
+  // The row alone, under a header of as many plain names, split as the loaders split it.
+  std::string header = "c0";
+  bool quoted = false;
+  for (char c : row) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) header += ",c" + std::to_string(header.size());
+  }
+  CsvOptions options;
+  options.allow_comments = false;
+  CsvTable table;
+  Status parsed = ParseCsv(header + "\n" + row + "\n", "row", options, &table);
+  if (!parsed.ok() || table.rows.size() != 1) {
+    ADD_FAILURE() << row << ": " << parsed.message();
+    return text;
+  }
+  std::string rebuilt;
+  for (size_t i = 0; i < table.rows[0].fields.size(); ++i) {
+    if (i > 0) rebuilt += ',';
+    rebuilt += i == column ? value : CsvEscape(table.rows[0].fields[i]);
+  }
+  return text.substr(0, start) + rebuilt + text.substr(end);
+}
+
+// Loads `files` as a catalog and reads the tables read on first use; the first error.
+std::string LoadEverything(const CatalogFiles& files) {
+  Catalog catalog;
+  Status s = Catalog::FromFiles(files, "cat", &catalog);
+  if (s.ok()) {
+    CostTables costs;
+    s = ReadCostTables(catalog, &costs);
+  }
+  if (s.ok()) {
+    std::vector<ServingEngineProfile> engines;
+    s = LoadServingEngines(catalog, &engines);
+  }
+  return s.ok() ? "" : s.message();
+}
+
+// Every field of every catalog file the loaders read, given the hostile value: whatever the
+// loaders say about it names the file and the row's line and shows the value clipped and clean.
+TEST(LoaderErrorsTest, EveryFieldOfEveryFileEchoesAHostileValueClippedAndClean) {
+  CatalogFiles files = testing::FixtureFiles();
+  for (const char* extra : {"efficiency.csv", "video_encoders.csv", "spot.csv",
+                            "serving_engines.csv", "costs/egress.csv", "costs/storage.csv",
+                            "costs/licences.csv", "costs/billing.csv", "costs/streaming.csv"}) {
+    files[extra] = testing::ReadWholeFile(testing::SourcePath(std::string("data/") + extra));
+    ASSERT_FALSE(files[extra].empty()) << extra;
+  }
+  ASSERT_EQ(LoadEverything(files), "");
+  int fields = 0, refused = 0, shown = 0;
+  for (const auto& [name, text] : files) {
+    FirstRow first = FirstDataRow(name, text);
+    ASSERT_GT(first.line, 0) << name;
+    for (size_t column = 0; column < first.header.size(); ++column) {
+      CatalogFiles hostile = files;
+      hostile[name] = WithField(text, first.line, column, kHostile);
+      std::string message = LoadEverything(hostile);
+      ++fields;
+      if (message.empty()) continue;  // free text (notes, sources, aliases) is taken as it is
+      ++refused;
+      SCOPED_TRACE(name + " " + first.header[column] + ": " + Shown(message, 400));
+      // A message that shows the value is about this field; one that does not is about what
+      // the value led to elsewhere (an alias no longer found, a shape that now differs).
+      if (message.find(kHostileShown) != std::string::npos) {
+        ++shown;
+        EXPECT_NE(message.find(name + ":" + std::to_string(first.line) + ":"), std::string::npos);
+        EXPECT_NE(message.find("field '" + first.header[column] + "'"), std::string::npos);
+      }
+      EXPECT_TRUE(IsValidUtf8(message));
+      EXPECT_EQ(Shown(message, message.size()), message) << "no control characters";
+      EXPECT_EQ(message.find(std::string(kShownBytes, 'x')), std::string::npos) << "clipped";
+      EXPECT_LT(message.size(), 1024u);
+    }
+  }
+  // Most fields are checked values (numbers, names, dates, kinds): the sweep saw them refused.
+  EXPECT_GT(fields, 150);
+  EXPECT_GT(refused, fields / 2);
+  EXPECT_GT(shown, refused / 2);
 }
 
 }  // namespace

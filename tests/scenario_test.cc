@@ -2,10 +2,10 @@
 // end on the built-in catalog, each asserting what an experienced engineer would expect: which
 // family wins, what must never win, and the order of magnitude of time and cost. Prices will be
 // refreshed, so the assertions are relations and orders of magnitude, not figures.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 
 #include "cloudfit/recommend.h"
 #include "test_support.h"
@@ -17,16 +17,10 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 const Catalog& BuiltIn() { return testing::BuiltInCatalog(); }
 
-Workload Built(const Fields& fields) {
-  Workload w;
-  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
-  Status s = FinalizeWorkload(BuiltIn(), &w);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return w;
-}
+using testing::BuiltWorkload;
 
 Recommendation Recommended(const Fields& fields, const RecommendOptions& o = RecommendOptions()) {
-  Workload w = Built(fields);
+  Workload w = BuiltWorkload(fields);
   Recommendation r;
   Status s = Recommend(BuiltIn(), w, o, &r);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -42,8 +36,12 @@ bool Within(double value, double low, double high) { return value >= low && valu
 // DESIGN.md, the ML engineer: "Can I fine-tune an 8B model with LoRA on a 24 GB A10? If not,
 // what is the cheapest instance that finishes 2 epochs over 50M tokens by Friday?"
 TEST(ScenarioTest, LoraOfAnEightBillionModelOnAnA10AndByFriday) {
-  Workload w = Built({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"},
-                      {"recompute", "full"}, {"epochs", "2"}, {"tokens", "50e6"}});
+  Workload w = BuiltWorkload({{"kind", "lora"},
+                              {"model", "Llama-3.1-8B"},
+                              {"seq_len", "2048"},
+                              {"recompute", "full"},
+                              {"epochs", "2"},
+                              {"tokens", "50e6"}});
   HardwareSpec spec;
   spec.gpu = "A10";
   Hardware a10;
@@ -54,8 +52,12 @@ TEST(ScenarioTest, LoraOfAnEightBillionModelOnAnA10AndByFriday) {
   EXPECT_GT(e.memory.total_bytes() / e.memory.capacity_bytes, 0.6) << "but not with much room";
   RecommendOptions o;
   o.deadline_hours = 72;  // "by Friday", asked on a Tuesday
-  Recommendation r = Recommended({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"seq_len", "2048"},
-                                  {"recompute", "full"}, {"epochs", "2"}, {"tokens", "50e6"}},
+  Recommendation r = Recommended({{"kind", "lora"},
+                                  {"model", "Llama-3.1-8B"},
+                                  {"seq_len", "2048"},
+                                  {"recompute", "full"},
+                                  {"epochs", "2"},
+                                  {"tokens", "50e6"}},
                                  o);
   ASSERT_FALSE(r.ranked.empty());
   const Candidate& best = r.ranked.front();
@@ -72,8 +74,10 @@ TEST(ScenarioTest, LoraOfAnEightBillionModelOnAnA10AndByFriday) {
 // token under 1 s: how many replicas of which instance, what does a million tokens cost, when
 // should it scale in?" (The queueing model is the serving helper's; this holds the shape.)
 TEST(ScenarioTest, ServingAThirteenBillionModelAtThirtyRequestsPerSecond) {
-  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-2-13B"},
-                                  {"precision", "fp16"}, {"request_rate", "30"},
+  Recommendation r = Recommended({{"kind", "serve"},
+                                  {"model", "Llama-2-13B"},
+                                  {"precision", "fp16"},
+                                  {"request_rate", "30"},
                                   {"ttft_target_ms", "1000"}},
                                  [] {
                                    RecommendOptions o;
@@ -97,8 +101,8 @@ TEST(ScenarioTest, ServingAThirteenBillionModelAtThirtyRequestsPerSecond) {
 // a token takes tens of milliseconds (not the 1-1.8 s of a plan that always ran the full batch),
 // and one small instance carries it: never a multi-GPU training node.
 TEST(ScenarioTest, DevelopmentEndpointIsOneSmallInstanceAtItsOwnLoad) {
-  Recommendation r = Recommended({{"kind", "serve"}, {"model", "Llama-3.1-8B"},
-                                  {"request_rate", "0.2"}});
+  Recommendation r =
+      Recommended({{"kind", "serve"}, {"model", "Llama-3.1-8B"}, {"request_rate", "0.2"}});
   ASSERT_FALSE(r.ranked.empty());
   for (size_t i = 0; i < std::min<size_t>(5, r.ranked.size()); ++i) {
     const Candidate& c = r.ranked[i];
@@ -121,8 +125,10 @@ TEST(ScenarioTest, RenderFarmPrefersSpotAndGpusThatHoldTheScene) {
   RecommendOptions o;
   o.deadline_hours = 48;
   o.max_nodes = 16;
-  Recommendation r = Recommended({{"kind", "render"}, {"frames", "2400"},
-                                  {"seconds_per_frame", "120"}, {"reference_gpu", "RTX 4090"},
+  Recommendation r = Recommended({{"kind", "render"},
+                                  {"frames", "2400"},
+                                  {"seconds_per_frame", "120"},
+                                  {"reference_gpu", "RTX 4090"},
                                   {"scene_memory_gib", "20"}},
                                  o);
   ASSERT_FALSE(r.ranked.empty());
@@ -141,7 +147,8 @@ TEST(ScenarioTest, RenderFarmPrefersSpotAndGpusThatHoldTheScene) {
 // DESIGN.md, the data engineer: "Preprocess 800 GB of images: which CPU or memory-optimised
 // instance?" Seed 000: data preparation on compute (c) or memory (r) families, not GPUs.
 TEST(ScenarioTest, PreprocessingRunsOnCpus) {
-  Recommendation r = Recommended({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}});
+  Recommendation r =
+      Recommended({{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}});
   ASSERT_FALSE(r.ranked.empty());
   for (size_t i = 0; i < std::min<size_t>(10, r.ranked.size()); ++i) {
     EXPECT_FALSE(r.ranked[i].instance->has_gpu()) << r.ranked[i].instance->name;
@@ -187,8 +194,10 @@ TEST(ScenarioTest, ReservedPaysOnlyWhenTheMachineStaysBusy) {
 // Seed 000/002: BERT fine-tuning is a small GPU job: the recipe's batch keeps it compute-bound,
 // a single mid-range GPU wins, and it costs cents to dollars.
 TEST(ScenarioTest, BertFineTuningIsASmallGpuJob) {
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "BERT-base-uncased"},
-                                  {"seq_len", "384"}, {"epochs", "3"},
+  Recommendation r = Recommended({{"kind", "train"},
+                                  {"model", "BERT-base-uncased"},
+                                  {"seq_len", "384"},
+                                  {"epochs", "3"},
                                   {"dataset_samples", "88641"}});
   ASSERT_FALSE(r.ranked.empty());
   const Candidate& best = r.ranked.front();
@@ -208,8 +217,11 @@ TEST(ScenarioTest, ImageNetTrainingNeedsGpusAndFastLoaders) {
   RecommendOptions o;
   o.deadline_hours = 72;
   o.max_nodes = 2;
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                                  {"epochs", "90"}, {"dataset_samples", "1281167"}},
+  Recommendation r = Recommended({{"kind", "train"},
+                                  {"model", "ResNet-50"},
+                                  {"precision", "fp16"},
+                                  {"epochs", "90"},
+                                  {"dataset_samples", "1281167"}},
                                  o);
   ASSERT_FALSE(r.ranked.empty());
   EXPECT_TRUE(r.ranked.front().instance->has_gpu());
@@ -226,8 +238,11 @@ TEST(ScenarioTest, ImageNetTrainingNeedsGpusAndFastLoaders) {
   // Four vCPUs per GPU cannot feed a fast GPU: small GPU instances are input-bound.
   const InstanceType* g5 = nullptr;  // one L40S and four vCPUs
   ASSERT_TRUE(BuiltIn().FindInstance("g6e.xlarge", &g5).ok());
-  Workload w = Built({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                      {"epochs", "90"}, {"dataset_samples", "1281167"}});
+  Workload w = BuiltWorkload({{"kind", "train"},
+                              {"model", "ResNet-50"},
+                              {"precision", "fp16"},
+                              {"epochs", "90"},
+                              {"dataset_samples", "1281167"}});
   Estimate e;
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g5, 1), &e).ok());
   EXPECT_EQ(e.bottleneck, "input pipeline");
@@ -251,7 +266,8 @@ TEST(ScenarioTest, FullFineTuningOfSevenBillionNeedsBigGpus) {
 TEST(ScenarioTest, Gpt3TrainingIsNotALargeSpotCluster) {
   RecommendOptions o;
   o.max_nodes = 128;
-  Recommendation r = Recommended({{"kind", "train"}, {"model", "GPT-3 175B"}, {"tokens", "3e11"}}, o);
+  Recommendation r =
+      Recommended({{"kind", "train"}, {"model", "GPT-3 175B"}, {"tokens", "3e11"}}, o);
   ASSERT_FALSE(r.ranked.empty());
   for (const Candidate& c : r.ranked) {
     if (c.mode == PricingMode::kSpot) {
@@ -265,7 +281,8 @@ TEST(ScenarioTest, Gpt3TrainingIsNotALargeSpotCluster) {
   EXPECT_TRUE(said);
   // With a deadline the answer is a large on-demand or reserved cluster of 80 GB-class GPUs.
   o.deadline_hours = 24 * 60;
-  Recommendation fast = Recommended({{"kind", "train"}, {"model", "GPT-3 175B"}, {"tokens", "3e11"}}, o);
+  Recommendation fast =
+      Recommended({{"kind", "train"}, {"model", "GPT-3 175B"}, {"tokens", "3e11"}}, o);
   ASSERT_FALSE(fast.ranked.empty());
   EXPECT_NE(fast.ranked.front().mode, PricingMode::kSpot);
   EXPECT_GE(fast.ranked.front().total_gpus(), 64);
@@ -287,13 +304,14 @@ TEST(ScenarioTest, CloudGamingIsSizedByEverySessionsNeeds) {
   }
   const InstanceType* g4dn = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g4dn.xlarge", &g4dn).ok());
-  Workload w = Built({{"kind", "realtime"}, {"streams", "20"}});
+  Workload w = BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}});
   Estimate e;
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g4dn, 1), &e).ok());
   EXPECT_EQ(e.throughput, 0);
   EXPECT_EQ(e.bottleneck, "vCPUs");
   // A lighter title on a bigger instance: the binding limit is named.
-  Workload esports = Built({{"kind", "realtime"}, {"streams", "20"}, {"session_profile", "esports"}});
+  Workload esports =
+      BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}, {"session_profile", "esports"}});
   const InstanceType* g5 = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g5.12xlarge", &g5).ok());
   ASSERT_TRUE(EstimateWorkload(BuiltIn(), esports, HardwareForInstance(*g5, 1), &e).ok());
@@ -307,7 +325,7 @@ TEST(ScenarioTest, CadSeatsAreSizedByRamVcpusAndFrameBuffer) {
   const InstanceType* g4dn = nullptr;
   ASSERT_TRUE(BuiltIn().FindInstance("g4dn.xlarge", &g4dn).ok());
   for (const char* profile : {"light", "medium", "heavy"}) {
-    Workload w = Built({{"kind", "cad"}, {"streams", "4"}, {"session_profile", profile}});
+    Workload w = BuiltWorkload({{"kind", "cad"}, {"streams", "4"}, {"session_profile", profile}});
     Estimate e;
     ASSERT_TRUE(EstimateWorkload(BuiltIn(), w, HardwareForInstance(*g4dn, 1), &e).ok());
     EXPECT_LE(e.throughput, 1) << profile;
@@ -336,13 +354,16 @@ TEST(ScenarioTest, ClassicMlRanksCpuInstancesFirstWhenTheyWin) {
   }
   EXPECT_TRUE(Within(small.ranked.front().hours, 0.01, 2)) << small.ranked.front().hours;
   EXPECT_LT(*small.ranked.front().total_cost, 1);
-  Recommendation linear = Recommended({{"kind", "classic-ml"}, {"rows", "1e7"}, {"features", "100"},
-                                       {"algorithm", "linear"}});
+  Recommendation linear = Recommended(
+      {{"kind", "classic-ml"}, {"rows", "1e7"}, {"features", "100"}, {"algorithm", "linear"}});
   ASSERT_FALSE(linear.ranked.empty());
   EXPECT_FALSE(linear.ranked.front().instance->has_gpu());
   // Thirty million rows, a thousand deep trees: XGBoost on a GPU is the cheaper way.
-  Recommendation big = Recommended({{"kind", "classic-ml"}, {"rows", "3e7"}, {"features", "100"},
-                                    {"trees", "1000"}, {"tree_depth", "8"}});
+  Recommendation big = Recommended({{"kind", "classic-ml"},
+                                    {"rows", "3e7"},
+                                    {"features", "100"},
+                                    {"trees", "1000"},
+                                    {"tree_depth", "8"}});
   ASSERT_FALSE(big.ranked.empty());
   EXPECT_TRUE(big.ranked.front().instance->has_gpu());
   EXPECT_TRUE(big.ranked.front().estimate->runs_on_gpu);

@@ -1,14 +1,15 @@
 // The HTTP API over a real socket: every route answers with the schema openapi.json declares,
 // bad input gets 400 naming the field, unknown routes 404, large bodies 413, and the server
 // stops with requests in flight finished.
-#include <atomic>
-#include <thread>
+#include "cloudfit/server.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
-#include "cloudfit/server.h"
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <thread>
+
 #include "cloudfit/workload.h"
 #include "test_support.h"
 
@@ -95,13 +96,12 @@ TEST_F(ServerTest, EveryRouteInTheOpenApiDocumentAnswersWithItsSchema) {
   for (const auto& [path, methods] : spec["paths"].items()) {
     for (const auto& [method, op] : methods.items()) {
       std::string query = path == "/v1/instances" ? "?gpu=H100&top=3" : "";
-      httplib::Result res =
-          method == "get" ? client_->Get((path + query).c_str())
-                          : client_->Post(path.c_str(),
-                                          path == "/v1/recommend" ? kRecommend
-                                          : path == "/v1/export"  ? kExport
-                                                                  : kEstimate,
-                                          "application/json");
+      httplib::Result res = method == "get" ? client_->Get((path + query).c_str())
+                                            : client_->Post(path.c_str(),
+                                                            path == "/v1/recommend" ? kRecommend
+                                                            : path == "/v1/export"  ? kExport
+                                                                                    : kEstimate,
+                                                            "application/json");
       ASSERT_TRUE(res) << path;
       EXPECT_EQ(res->status, 200) << method << " " << path << ": " << res->body.substr(0, 200);
       const json& media = op["responses"]["200"]["content"];
@@ -115,20 +115,26 @@ TEST_F(ServerTest, EveryRouteInTheOpenApiDocumentAnswersWithItsSchema) {
 }
 
 TEST_F(ServerTest, BadInputIsA400NamingTheField) {
-  auto res = client_->Post("/v1/recommend", R"({"workload": {"kind": "train", "model": "ResNet-50", "batch": -4}})",
+  auto res = client_->Post("/v1/recommend",
+                           R"({"workload": {"kind": "train", "model": "ResNet-50", "batch": -4}})",
                            "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
-  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("workload.batch"), std::string::npos);
+  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("workload.batch"),
+            std::string::npos);
   res = client_->Post("/v1/recommend", "{not json", "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(res->body.find("malformed JSON"), std::string::npos);
-  res = client_->Post("/v1/recommend", R"({"workload": {"kind": "train", "model": "ResNet-50"}, "options": {"objective": "prettiest"}})",
-                      "application/json");
+  res = client_->Post(
+      "/v1/recommend",
+      R"({"workload": {"kind": "train", "model": "ResNet-50"}, "options": {"objective": "prettiest"}})",
+      "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(res->body.find("options.objective"), std::string::npos);
-  res = client_->Post("/v1/estimate", R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "H1000"}})",
-                      "application/json");
+  res = client_->Post(
+      "/v1/estimate",
+      R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "H1000"}})",
+      "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(res->body.find("hardware.gpu: unknown GPU 'H1000'"), std::string::npos) << res->body;
   res = client_->Get("/v1/instances?vcpus_min=lots");
@@ -136,6 +142,40 @@ TEST_F(ServerTest, BadInputIsA400NamingTheField) {
   EXPECT_NE(res->body.find("vcpus_min"), std::string::npos);
   res = client_->Get("/v1/instances?colour=blue");
   EXPECT_EQ(res->status, 400);
+}
+
+// The API names its own fields, never the command line's flags.
+TEST_F(ServerTest, AnUnknownCurrencyNamesTheRequestsField) {
+  auto res = client_->Post("/v1/recommend",
+                           R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B"},
+                               "options": {"currency": "XYZ"}})",
+                           "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  std::string error = json::parse(res->body)["error"];
+  EXPECT_EQ(error.rfind("options.currency: 'XYZ' has no rate; known: ", 0), 0u) << error;
+  EXPECT_NE(error.find("USD"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--"), std::string::npos) << error;
+  // Nor do the options the recommender checks again (it names its flags).
+  for (const char* options : {R"({"pricing": []})"}) {
+    res = client_->Post("/v1/recommend",
+                        std::string(R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B"},
+                                        "options": )") +
+                            options + "}",
+                        "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << options;
+    std::string message = json::parse(res->body)["error"];
+    EXPECT_EQ(message.rfind("options.", 0), 0u) << message;
+    EXPECT_EQ(message.find("--"), std::string::npos) << message;
+  }
+  // A known currency in lower case is the same currency.
+  res = client_->Post("/v1/recommend",
+                      R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": 5e7},
+                          "options": {"currency": "cny", "top": 1, "providers": ["aws"]}})",
+                      "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body.substr(0, 300);
 }
 
 TEST_F(ServerTest, ExportWritesTheRankedOfferAsTheCommandDoes) {
@@ -166,7 +206,8 @@ TEST_F(ServerTest, ExportWritesTheRankedOfferAsTheCommandDoes) {
                           "replicas": 3})",
                       "application/json");
   ASSERT_EQ(res->status, 200) << res->body;
-  EXPECT_NE(json::parse(res->body)["text"].get<std::string>().find("replicas: 3"), std::string::npos);
+  EXPECT_NE(json::parse(res->body)["text"].get<std::string>().find("replicas: 3"),
+            std::string::npos);
 }
 
 TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
@@ -189,11 +230,17 @@ TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
       {R"({"format": "tf", "instance": "g5.xlarge", "serving": "yes"})", "serving:"},
       {R"({"format": "tf", "instance": "g5.xlarge", "options": {}})", "options:"},
       {R"({"format": "tf", "instance": "g5.xlarge", "colour": "blue"})", "colour:"},
-      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B"}, "region": "x"})", "region:"},
+      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B"}, "region": "x"})",
+       "region:"},
       {R"({"format": "tf", "rank": 0, "workload": {"model": "Llama-3.1-8B"}})", "rank:"},
-      {R"({"format": "tf", "rank": 999, "workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": "5e7"}})", "rank: 999 is past"},
-      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B", "batch": -4}})", "workload.batch"},
+      {R"({"format": "tf", "rank": 999, "workload": {"kind": "lora", "model": "Llama-3.1-8B", "tokens": "5e7"}})",
+       "rank: 999 is past"},
+      {R"({"format": "tf", "rank": 1, "workload": {"model": "Llama-3.1-8B", "batch": -4}})",
+       "workload.batch"},
       {"[1, 2]", "body:"},
+      // A refused value is echoed clipped and clean (at most 64 bytes, no control characters).
+      {R"({"format": "tf", "instance": "g5.xlarge", "nodes": "\u001b[2J99999999999999999999999999999999999999999999999999999999999999999999"})",
+       "nodes: '?[2J999999999999999999999999999999999999999999999999999999999999...' is not"},
   };
   for (const Case& c : cases) {
     auto res = client_->Post("/v1/export", c.body, "application/json");
@@ -203,9 +250,9 @@ TEST_F(ServerTest, ExportRefusesBadInputNamingTheField) {
   }
   // A name is free text, but not a way to put control characters or megabytes in a file.
   std::string long_name(300, 'a');
-  auto res = client_->Post("/v1/export",
-                           R"({"format": "tf", "instance": "g5.xlarge", "name": ")" + long_name + "\"}",
-                           "application/json");
+  auto res = client_->Post(
+      "/v1/export", R"({"format": "tf", "instance": "g5.xlarge", "name": ")" + long_name + "\"}",
+      "application/json");
   EXPECT_EQ(res->status, 400);
   EXPECT_NE(res->body.find("name:"), std::string::npos);
 }
@@ -272,10 +319,12 @@ TEST_F(ServerTest, MetricsCountRequestsErrorsAndLatencies) {
   auto res = client_->Get("/metrics");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  EXPECT_NE(res->body.find(R"(cloudfit_http_requests_total{method="GET",route="/healthz",status="200"} 1)"),
+  EXPECT_NE(res->body.find(
+                R"(cloudfit_http_requests_total{method="GET",route="/healthz",status="200"} 1)"),
             std::string::npos)
       << res->body;
-  EXPECT_NE(res->body.find(R"(cloudfit_http_errors_total{method="GET",route="unmatched"} 1)"), std::string::npos);
+  EXPECT_NE(res->body.find(R"(cloudfit_http_errors_total{method="GET",route="unmatched"} 1)"),
+            std::string::npos);
   EXPECT_NE(res->body.find("cloudfit_http_request_duration_seconds_bucket"), std::string::npos);
 }
 
@@ -285,7 +334,8 @@ TEST_F(ServerTest, ASecondServerOnTheSamePortFailsToBind) {
   ApiServer second(testing::BuiltInCatalog(), o);
   std::string error;
   EXPECT_FALSE(second.Bind(&error)) << "two servers would split the traffic";
-  EXPECT_NE(error.find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos)
+      << error;
 }
 
 TEST_F(ServerTest, ConcurrentRequestsAllAnswered) {

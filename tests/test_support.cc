@@ -1,14 +1,13 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "util/file.h"
 
@@ -23,8 +22,27 @@ std::string ReadWholeFile(const std::string& path) {
   return text.str();
 }
 
+std::string ShellQuote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+Workload BuiltWorkload(const std::vector<std::pair<std::string, std::string>>& fields) {
+  Workload w;
+  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+  Status s = FinalizeWorkload(BuiltInCatalog(), &w);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return w;
+}
+
 ProgramRun RunProgram(const std::string& program, const std::string& dir, const std::string& args) {
-  std::string command = "cd '" + dir + "' && '" + program + "' " + args +
+  std::string command = "cd " + ShellQuote(dir) + " && " + ShellQuote(program) + " " + args +
                         " </dev/null >out.txt 2>err.txt";
   int status = std::system(command.c_str());
   ProgramRun r;

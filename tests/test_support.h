@@ -3,8 +3,11 @@
 #define CLOUDFIT_TESTS_TEST_SUPPORT_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cloudfit/catalog.h"
+#include "cloudfit/workload.h"
 
 namespace cloudfit::testing {
 
@@ -19,6 +22,13 @@ std::string SharedDir();
 
 // The whole of a file, or "" when it cannot be read.
 std::string ReadWholeFile(const std::string& path);
+
+// One shell word: single-quoted, a quote inside written '\''.
+std::string ShellQuote(const std::string& word);
+
+// A workload from its fields, finalised against the built-in catalog; a field or a workload
+// that is refused is a test failure.
+Workload BuiltWorkload(const std::vector<std::pair<std::string, std::string>>& fields);
 
 // The result of running a program through the shell.
 struct ProgramRun {

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 #include "util/csv.h"
 #include "util/date.h"
 #include "util/python_literal.h"
@@ -76,6 +80,46 @@ TEST(StringsTest, ClosestNamesSuggestsNearMisses) {
   EXPECT_EQ(near[0], "H100-SXM5-80GB");
   EXPECT_TRUE(ClosestNames("zzzzzzzzzzzz", names).empty());
   EXPECT_EQ(DidYouMean({"a", "b"}), "; did you mean 'a' or 'b'?");
+}
+
+// ClosestNames stops filling a distance table once a name is certain to be too far; what it
+// suggests, and in which order, is what full tables give. The reference below fills them whole.
+TEST(StringsTest, ClosestNamesStopsEarlyWithTheSameSuggestions) {
+  auto reference = [](const std::string& query, const std::vector<std::string>& names) {
+    std::string key = NormalizeName(query);
+    size_t max_distance = std::max<size_t>(2, key.size() / 2);
+    std::multimap<size_t, std::string> ranked;
+    for (const std::string& name : names) {
+      std::string normalized = NormalizeName(name);
+      size_t distance = EditDistance(key, normalized);
+      if (!key.empty() && normalized.find(key) != std::string::npos)
+        distance = std::min<size_t>(distance, 1);
+      if (distance <= max_distance) ranked.emplace(distance, name);
+    }
+    std::vector<std::string> out;
+    for (const auto& [distance, name] : ranked) {
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+      if (out.size() == 3) break;
+    }
+    return out;
+  };
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  std::mt19937 random(13);
+  auto word = [&](size_t most) {
+    std::string w(random() % (most + 1), ' ');
+    for (char& c : w) c = "ab1-c"[random() % 5];
+    return w;
+  };
+  int suggested = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<std::string> names;
+    for (int i = 0; i < 8; ++i) names.push_back(word(12));
+    std::string query = word(trial % 10 == 0 ? 300 : 14);
+    std::vector<std::string> expected = reference(query, names);
+    suggested += !expected.empty();
+    ASSERT_EQ(ClosestNames(query, names), expected) << query;
+  }
+  EXPECT_GT(suggested, 500) << "the trials include near names";
 }
 
 TEST(DateTest, ParsesAndFormatsIsoDates) {

@@ -3,16 +3,17 @@
 // that makes it, so a reader can disagree with it.
 #include "cloudfit/calibration.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
-
-#include <fmt/format.h>
 
 #include "cloudfit/estimate.h"
 #include "util/csv.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -106,9 +107,12 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
     // (13,100 clips, 23.92 h: the dataset's README) = 566 mel frames at 22,050 Hz / hop 256;
     // a WMT16 en-de sentence pair is assumed to be 50 BPE tokens, source plus target.
     double units = 1;
-    if (model == "WaveGlow") units = 8000;
-    else if (model == "Tacotron 2") units = 566;
-    else if (model == "GNMT v2") units = 50;
+    if (model == "WaveGlow")
+      units = 8000;
+    else if (model == "Tacotron 2")
+      units = 566;
+    else if (model == "GNMT v2")
+      units = 50;
     int per_gpu = static_cast<int>(r.Number("batch_size_per_gpu", 1, 1e7));
     // The zoo's operators of these models describe one segment, utterance or sentence pair;
     // the rows count audio samples, mel frames and tokens.
@@ -188,7 +192,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     std::string seq(r.Text("seq_len"));
     c.measured = r.Number("value", 0, 1e12);
     if (!SplitGpu(gpu_text, &c.num_gpus, &c.gpu)) {
-      loader->Skip(c.id, "gpu '" + gpu_text + "' is not '<N>x <GPU>'");
+      loader->Skip(c.id, fmt::format("gpu '{}' is not '<N>x <GPU>'", Shown(gpu_text)));
       continue;
     }
     c.hardware.gpu = c.gpu;
@@ -253,10 +257,13 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
         // the named rank (8 when none), an approximation for IA3, VeRA, prompt tuning and kin.
         fields.push_back({"kind", "lora"});
         fields.push_back({"lora_rank", std::regex_search(name, m, kRank) ? m[1].str() : "8"});
-        fields.push_back({"lora_targets", name.find("target-mlp") != std::string::npos ? "mlp" : "all"});
+        fields.push_back(
+            {"lora_targets", name.find("target-mlp") != std::string::npos ? "mlp" : "all"});
       }
-      if (metric == "train_tokens_per_s") c.family = MetricFamily::kTrainingThroughput;
-      else c.family = MetricFamily::kMemory;
+      if (metric == "train_tokens_per_s")
+        c.family = MetricFamily::kTrainingThroughput;
+      else
+        c.family = MetricFamily::kMemory;
     } else if (method.find("TRL SFTTrainer") != std::string::npos) {
       // Hugging Face's 4-bit blog (2023): batch 1, eager attention, fp16 compute on T4s.
       fields.push_back({"micro_batch", "1"});
@@ -268,8 +275,8 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
       } else {
         fields.push_back({"kind", "qlora"});
       }
-      bool checkpointing = method.find("no GC") == std::string::npos &&
-                           method.find("GC") != std::string::npos;
+      bool checkpointing =
+          method.find("no GC") == std::string::npos && method.find("GC") != std::string::npos;
       fields.push_back({"recompute", checkpointing ? "full" : "none"});
       c.family = MetricFamily::kFits;
     } else {
@@ -290,7 +297,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     if (c.family == MetricFamily::kMemory) {
       double unit_bytes = MemoryUnitBytes(unit);
       if (unit_bytes == 0) {
-        loader->Skip(c.id, "memory unit '" + unit + "' is not GB, GiB or MiB");
+        loader->Skip(c.id, fmt::format("memory unit '{}' is not GB, GiB or MiB", Shown(unit)));
         continue;
       }
       c.measured *= unit_bytes;
@@ -327,9 +334,9 @@ Status LoadLargeModelRows(Loader* loader, const std::string& path) {
     c.measured = r.Number("value", 0, 1e9);
     std::string metric(r.Text("metric"));
     std::vector<std::pair<std::string, std::string>> fields = {{"kind", "train"}};
-    for (const char* column : {"params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-                               "vocab", "seq_len", "precision", "micro_batch", "recompute",
-                               "flash_attention"}) {
+    for (const char* column :
+         {"params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "seq_len",
+          "precision", "micro_batch", "recompute", "flash_attention"}) {
       std::string value(r.Text(column));
       if (!value.empty()) fields.push_back({column, value});
     }
@@ -354,14 +361,18 @@ Status LoadLargeModelRows(Loader* loader, const std::string& path) {
     const Accelerator* gpu = nullptr;
     double peak = 0;
     if (loader->catalog.FindAccelerator(added.gpu, &gpu).ok()) {
-      Precision p = added.workload.precision == NumericFormat::kFp8 ? Precision::kFp8 : Precision::kBf16;
+      Precision p =
+          added.workload.precision == NumericFormat::kFp8 ? Precision::kFp8 : Precision::kBf16;
       peak = gpu->peak(p).value_or(0);
     }
-    if (metric == "tokens_per_s_per_gpu") added.throughput_scale = per_gpu;
-    else if (metric == "model_tflops_per_gpu") added.throughput_scale = per_gpu * flops / 1e12;
-    else if (metric == "mfu" && peak > 0) added.throughput_scale = per_gpu * flops / peak;
+    if (metric == "tokens_per_s_per_gpu")
+      added.throughput_scale = per_gpu;
+    else if (metric == "model_tflops_per_gpu")
+      added.throughput_scale = per_gpu * flops / 1e12;
+    else if (metric == "mfu" && peak > 0)
+      added.throughput_scale = per_gpu * flops / peak;
     else {
-      loader->Skip(added.id, "metric '" + metric + "' is not modelled");
+      loader->Skip(added.id, fmt::format("metric '{}' is not modelled", Shown(metric)));
       loader->cases->pop_back();
     }
   }
@@ -387,7 +398,7 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
     c.fitted = false;
     std::string gpu_text(r.Text("gpu"));
     if (!SplitGpu(gpu_text, &c.num_gpus, &c.gpu)) {
-      loader->Skip(c.id, "gpu '" + gpu_text + "' is not '<N>x <GPU>'");
+      loader->Skip(c.id, fmt::format("gpu '{}' is not '<N>x <GPU>'", Shown(gpu_text)));
       continue;
     }
     c.hardware.gpu = c.gpu;
@@ -409,7 +420,7 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
     } else if (metric == "decode_tokens_per_s") {
       c.family = MetricFamily::kLlmDecode;
     } else {
-      loader->Skip(c.id, "metric '" + metric + "' is not modelled");
+      loader->Skip(c.id, fmt::format("metric '{}' is not modelled", Shown(metric)));
       continue;
     }
     std::vector<std::pair<std::string, std::string>> fields;
@@ -442,8 +453,9 @@ Status LoadExtraCases(const Catalog& catalog, const std::string& path,
   } else if (table.ColumnIndex("metric") >= 0 && table.ColumnIndex("gpu") >= 0) {
     s = LoadWorkloadFieldRows(&loader, path);
   } else {
-    return Status::InvalidArgument(path + ": not a calibration table this version reads (no "
-                                          "batch_size_per_gpu, tensor_parallel or metric column)");
+    return Status::InvalidArgument(path +
+                                   ": not a calibration table this version reads (no "
+                                   "batch_size_per_gpu, tensor_parallel or metric column)");
   }
   // Rows from tests/calibration are a check of generality: scored, never fitted.
   for (size_t i = before; i < cases->size(); ++i) {
@@ -464,19 +476,24 @@ double Percentile(std::vector<double> v, double q) {
 
 std::string_view MetricFamilyName(MetricFamily family) {
   switch (family) {
-    case MetricFamily::kTrainingThroughput: return "training_throughput";
-    case MetricFamily::kLlmDecode: return "llm_decode";
-    case MetricFamily::kLlmPrefill: return "llm_prefill";
-    case MetricFamily::kMemory: return "memory";
-    case MetricFamily::kFits: return "fits";
-    case MetricFamily::kLargeModelTraining: return "large_model_training";
+    case MetricFamily::kTrainingThroughput:
+      return "training_throughput";
+    case MetricFamily::kLlmDecode:
+      return "llm_decode";
+    case MetricFamily::kLlmPrefill:
+      return "llm_prefill";
+    case MetricFamily::kMemory:
+      return "memory";
+    case MetricFamily::kFits:
+      return "fits";
+    case MetricFamily::kLargeModelTraining:
+      return "large_model_training";
   }
   return "";
 }
 
 Status LoadCalibrationCases(const Catalog& catalog, const std::string& dir,
-                            std::vector<CalibrationCase>* cases,
-                            std::vector<SkippedRow>* skipped) {
+                            std::vector<CalibrationCase>* cases, std::vector<SkippedRow>* skipped) {
   Loader loader{catalog, cases, skipped};
   std::string train = dir + "/train_throughput.csv";
   std::string llm = dir + "/llm_memory_and_speed.csv";

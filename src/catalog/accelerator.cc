@@ -43,7 +43,7 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out) {
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     Accelerator a;
-    a.name = r.RequiredText("name");
+    a.name = r.RequiredName("name");
     a.vendor = r.RequiredText("vendor");
     a.aliases = SplitList(r.Text("aliases"), '|');
     a.architecture = r.Text("architecture");
@@ -72,7 +72,8 @@ Status ParseAccelerators(const CsvTable& table, std::vector<Accelerator>* out) {
     a.l2_cache_bytes = r.OptionalNumber("l2_cache_mb", 0, 100000).value_or(0) * 1024 * 1024;
     a.measured_bandwidth_bytes_per_s =
         r.OptionalNumber("measured_bw_gbps", 1, kMaxBandwidthGbps).value_or(0) * 1e9;
-    if (a.measured_bandwidth_bytes_per_s > a.memory_bandwidth_bytes_per_s * 1.05 && r.status().ok()) {
+    if (a.measured_bandwidth_bytes_per_s > a.memory_bandwidth_bytes_per_s * 1.05 &&
+        r.status().ok()) {
       r.Fail("measured_bw_gbps", "above the datasheet memory bandwidth");
     }
     auto measured = [&](std::string_view column) -> std::optional<double> {

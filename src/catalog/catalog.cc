@@ -74,10 +74,11 @@ Status BuildIndex(const std::vector<Row>& rows, const CsvTable& table, const cha
       std::string key = NormalizeName(name);
       auto [it, inserted] = index->emplace(key, &rows[i]);
       if (!inserted && it->second != &rows[i]) {
-        return Status::Corruption(fmt::format(
-            "{}:{}: field 'aliases': '{}' of {} '{}' already "
-            "names '{}'",
-            table.path, table.rows[i].line, name, what, rows[i].name, it->second->name));
+        return Status::Corruption(
+            fmt::format("{}:{}: field 'aliases': '{}' of {} '{}' already "
+                        "names '{}'",
+                        table.path, table.rows[i].line, Shown(name), what, Shown(rows[i].name),
+                        Shown(it->second->name)));
       }
     }
   }

@@ -3,9 +3,12 @@
 // catalog has none.
 #include "cloudfit/cost_tables.h"
 
+#include <fmt/format.h>
+
 #include "catalog/loaders.h"
 #include "catalog/reference_tables.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -46,7 +49,8 @@ Status ReadCostTables(const Catalog& catalog, CostTables* out) {
         p->provider = r.RequiredText("provider");
         p->destination = r.RequiredText("destination");
         if (p->destination != "internet" && p->destination != "region") {
-          r.Fail("destination", "'" + p->destination + "' is not internet or region");
+          r.Fail("destination",
+                 fmt::format("'{}' is not internet or region", Shown(p->destination)));
         }
         p->usd_per_gb = r.OptionalNumber("usd_per_gb", 0, 100);
         p->free_gb_per_month = r.OptionalNumber("free_gb_per_month", 0, 1e9).value_or(0);
@@ -74,7 +78,7 @@ Status ReadCostTables(const Catalog& catalog, CostTables* out) {
           p->provider = r.RequiredText("provider");
           p->unit = r.RequiredText("unit");
           if (p->unit != "vcpu-hour" && p->unit != "session-hour") {
-            r.Fail("unit", "'" + p->unit + "' is not vcpu-hour or session-hour");
+            r.Fail("unit", fmt::format("'{}' is not vcpu-hour or session-hour", Shown(p->unit)));
           }
           p->usd = r.OptionalNumber("usd", 0, 1000);
           p->source = r.RequiredText("source");

@@ -1,7 +1,10 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -12,12 +15,12 @@ Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out) {
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     CpuGeneration c;
-    c.name = r.RequiredText("name");
+    c.name = r.RequiredName("name");
     c.vendor = r.RequiredText("vendor");
     c.aliases = SplitList(r.Text("aliases"), '|');
     c.arch = r.RequiredText("arch");
     if (r.status().ok() && c.arch != "x86_64" && c.arch != "arm64") {
-      r.Fail("arch", "'" + c.arch + "' is not x86_64 or arm64");
+      r.Fail("arch", fmt::format("'{}' is not x86_64 or arm64", Shown(c.arch)));
     }
     c.isa = ToLower(r.RequiredText("isa"));
     c.sustained_hz = r.OptionalNumber("sustained_ghz", 0.1, 10).value_or(0) * 1e9;
@@ -29,7 +32,8 @@ Status ParseCpus(const CsvTable& table, std::vector<CpuGeneration>* out) {
     if (auto v = r.OptionalNumber("int8_gops_per_vcpu", 0.1, 100000)) {
       c.int8_ops_per_vcpu = *v * 1e9;
     }
-    c.cores_per_socket = static_cast<int>(r.OptionalNumber("cores_per_socket", 1, 1024).value_or(0));
+    c.cores_per_socket =
+        static_cast<int>(r.OptionalNumber("cores_per_socket", 1, 1024).value_or(0));
     c.memory_channels = static_cast<int>(r.OptionalNumber("memory_channels", 1, 64).value_or(0));
     c.memory_type = r.Text("memory_type");
     c.memory_bandwidth_bytes_per_s_per_socket =

@@ -79,6 +79,13 @@ void AssignRequired(CsvRowReader& r, CsvColumn column, std::string* out) {
   out->assign(text);
 }
 
+// A name column: required, and within the limits of every name (util/validate.h).
+void AssignName(CsvRowReader& r, CsvColumn column, std::string* out) {
+  AssignRequired(r, column, out);
+  if (!r.status().ok()) return;
+  if (Status s = CheckName("", *out); !s.ok()) r.Fail(column.name, s.message());
+}
+
 // The same number to the bit, as the same digits would print it (0 and -0 differ).
 bool Same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -198,10 +205,11 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     price.lowest_over_regions_modes = 0;
     AssignRequired(r, col.provider, &t.provider);
     if (r.status().ok() && t.provider != provider) {
-      r.Fail("provider", fmt::format("'{}' in the file for provider '{}'", t.provider, provider));
+      r.Fail("provider",
+             fmt::format("'{}' in the file for provider '{}'", Shown(t.provider), provider));
     }
-    AssignRequired(r, col.instance_type, &t.name);
-    AssignRequired(r, col.family, &t.family);
+    AssignName(r, col.instance_type, &t.name);
+    AssignName(r, col.family, &t.family);
     std::string_view gpu_model = r.Text(col.gpu_model);
     std::optional<double> gpu_count = r.OptionalNumber(col.gpu_count, 0, 1024);
     if (!gpu_model.empty() && r.status().ok()) {
@@ -239,19 +247,19 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     t.arch = r.Text(col.arch);
     if (t.arch.empty()) t.arch = t.cpu ? t.cpu->arch : "x86_64";
     if (r.status().ok() && t.arch != "x86_64" && t.arch != "arm64") {
-      r.Fail("arch", "'" + t.arch + "' is not x86_64 or arm64");
+      r.Fail("arch", fmt::format("'{}' is not x86_64 or arm64", Shown(t.arch)));
     }
     t.network_bits_per_s = r.OptionalNumber(col.network_gbps, 0, 1e5).value_or(0) * 1e9;
     if (std::string_view fabric = r.Text(col.interconnect);
         !ParseInterconnect(fabric, &t.interconnect)) {
       r.Fail("interconnect", fmt::format("'{}' is not one of ethernet, efa, infiniband, roce, "
                                          "gpudirect-tcpx (or empty when unknown)",
-                                         fabric));
+                                         Shown(fabric)));
     }
     t.local_disk_bytes = r.OptionalNumber(col.local_disk_gb, 0, 1e7).value_or(0) * 1e9;
     t.local_disk_type = r.Text(col.local_disk_type);
 
-    AssignRequired(r, col.region, &price.region);
+    AssignName(r, col.region, &price.region);
     for (int i = 0; i < kPricingModeCount; ++i) {
       std::string_view text = r.Text(col.prices[i]);
       if (text.empty()) continue;
@@ -259,7 +267,7 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       if (price.per_hour[i] && *price.per_hour[i] <= 0) {
         r.Fail(kPriceColumns[i], fmt::format("{} is not a price; a price must be above 0, and an "
                                              "unknown price is left empty",
-                                             text));
+                                             Shown(text)));
       }
     }
     // A row without any price needs no currency; a priced row must say which it is.
@@ -270,7 +278,7 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     const CurrencyRate* rate =
         price.currency.empty() ? nullptr : catalog.FindCurrency(price.currency);
     if (r.status().ok() && !price.currency.empty() && rate == nullptr) {
-      r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", price.currency));
+      r.Fail("currency", fmt::format("'{}' has no rate in currency.csv", Shown(price.currency)));
     }
     // A price must also be plausible for its currency: 1e-300 is not "known and free".
     for (int i = 0; i < kPricingModeCount && rate != nullptr && r.status().ok(); ++i) {
@@ -283,7 +291,8 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     std::string as_of(r.Text(col.as_of));
     if (r.status().ok() && !as_of.empty() && ToLower(as_of) != "unknown" &&
         !ParseIsoDate(as_of, &price.as_of_days)) {
-      r.Fail("as_of", "'" + as_of + "' is not a YYYY-MM-DD date (leave it empty when unknown)");
+      r.Fail("as_of", fmt::format("'{}' is not a YYYY-MM-DD date (leave it empty when unknown)",
+                                  Shown(as_of)));
     }
     AssignRequired(r, col.source, &price.source);
     price.notes = r.Text(col.notes);
@@ -309,8 +318,8 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
     auto [it, new_type] = types.try_emplace(r.Text(col.instance_type));
     SeenType& seen = it->second;
     if (int first = seen.AddRegion(r.Text(col.region), row.line)) {
-      r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", t.name,
-                                   price.region, first));
+      r.Fail("region", fmt::format("duplicate row for {} in {} (first at line {})", Shown(t.name),
+                                   Shown(price.region), first));
       return r.status();
     }
     if (new_type) {
@@ -326,7 +335,7 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       if (!SameShape((*out)[seen.index], t)) {
         r.Fail("instance_type", fmt::format("the shape of {} differs from its row at line {}; "
                                             "every region row of a type must agree",
-                                            t.name, seen.line));
+                                            Shown(t.name), seen.line));
         return r.status();
       }
       (*out)[seen.index].regions.push_back(std::move(price));

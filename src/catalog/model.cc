@@ -1,5 +1,8 @@
+#include <fmt/format.h>
+
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -14,15 +17,16 @@ Status ParseModels(const CsvTable& table, std::vector<Model>* out) {
   for (const CsvRow& row : table.rows) {
     CsvRowReader r(table, row);
     Model m;
-    m.name = r.RequiredText("name");
+    m.name = r.RequiredName("name");
     m.aliases = SplitList(r.Text("aliases"), '|');
     m.family = r.RequiredText("family");
     bool known_family = false;
     for (const char* family : kFamilies) known_family |= m.family == family;
     if (r.status().ok() && !known_family) {
-      r.Fail("family", "'" + m.family +
-                           "' is not one of decoder, encoder, encoder-decoder, moe, cnn, vit, "
-                           "diffusion, speech");
+      r.Fail("family",
+             fmt::format("'{}' is not one of decoder, encoder, encoder-decoder, moe, cnn, vit, "
+                         "diffusion, speech",
+                         Shown(m.family)));
     }
     m.params = r.Number("params_b", 1e-6, 1e5) * 1e9;
     m.active_params = r.OptionalNumber("active_params_b", 1e-6, 1e5).value_or(m.params / 1e9) * 1e9;

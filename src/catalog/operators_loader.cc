@@ -1,12 +1,13 @@
 // data/operators.csv: the forward operators of zoo models that their transformer shape does not
 // describe, one row per operator (or group of identical ones), attached to the models.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -37,23 +38,26 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     std::string model = r.RequiredText("model");
     auto it = by_name.find(model);
     if (r.status().ok() && it == by_name.end()) {
-      r.Fail("model", "'" + model + "' is not a model of models.csv");
+      r.Fail("model", fmt::format("'{}' is not a model of models.csv", Shown(model)));
     }
     Operator op;
     op.label = r.RequiredText("op");
     std::string kind = r.RequiredText("kind");
     if (r.status().ok() && !ParseOpKind(kind, &op.kind)) {
-      r.Fail("kind", "'" + kind +
-                         "' is not one of gemm, conv, gemm_sequential, attention, "
-                         "fused_attention, depthwise, norm, activation, elementwise, softmax, "
-                         "pooling, resize, embedding, loss, lstm_cell");
+      r.Fail("kind", fmt::format("'{}' is not one of gemm, conv, gemm_sequential, attention, "
+                                 "fused_attention, depthwise, norm, activation, elementwise, "
+                                 "softmax, pooling, resize, embedding, loss, lstm_cell",
+                                 Shown(kind)));
     }
     op.spatial = r.YesNo("spatial");
     std::string when = ToLower(r.Text("when"));
-    if (when == "training") op.when = OpWhen::kTraining;
-    else if (when == "unfused-attention") op.when = OpWhen::kUnfusedAttention;
+    if (when == "training")
+      op.when = OpWhen::kTraining;
+    else if (when == "unfused-attention")
+      op.when = OpWhen::kUnfusedAttention;
     else if (!when.empty() && r.status().ok()) {
-      r.Fail("when", "'" + when + "' is not training or unfused-attention (or empty: always)");
+      r.Fail("when", fmt::format("'{}' is not training or unfused-attention (or empty: always)",
+                                 Shown(when)));
     }
     op.repeats = Whole(&r, "repeats", 1);
     op.groups = Whole(&r, "groups", 1);
@@ -65,8 +69,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     op.source = r.RequiredText("source");
     if (r.status().ok() && (IsMatrixKind(op.kind) || op.kind == OpKind::kDepthwise) &&
         (op.m <= 0 || op.n <= 0 || op.k <= 0)) {
-      r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k",
-             "a matrix operator needs m, n and k above 0");
+      r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k", "a matrix operator needs m, n and k above 0");
     }
     if (r.status().ok() && !IsMatrixKind(op.kind) && op.kind != OpKind::kDepthwise &&
         op.read_elements + op.written_elements <= 0) {

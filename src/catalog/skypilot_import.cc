@@ -126,8 +126,8 @@ const Accelerator* ResolveGpu(const Catalog& catalog, const std::vector<std::str
     *guess = fmt::format(
         "'{}' on {}: no variant of {} has {:.0f} GiB and a {} form factor; "
         "took {}",
-        name, type, named->name, per_gpu_bytes / kBytesPerGib, form.empty() ? "matching" : form,
-        fitting.front()->name);
+        Shown(name), Shown(type), named->name, per_gpu_bytes / kBytesPerGib,
+        form.empty() ? "matching" : form, fitting.front()->name);
     return fitting.front();
   }
   // The name's own match when it fits; otherwise the one variant that does.
@@ -141,7 +141,7 @@ const Accelerator* ResolveGpu(const Catalog& catalog, const std::vector<std::str
     *guess = fmt::format(
         "'{}' on {}: {} (could also be {}: the row gives {} and the type's name "
         "no form factor)",
-        name, type, chosen->name, Join(others, ", "),
+        Shown(name), Shown(type), chosen->name, Join(others, ", "),
         per_gpu_bytes > 0 ? "one memory size for all" : "no GPU memory");
   }
   return chosen;
@@ -439,8 +439,9 @@ class SkyPilotFile {
           multiplier = gpu_count;
         }
         if (it == attachable_.end()) {
-          return Skip("GCP host-only price: the attached " + accelerator +
-                      " price for its zone is not in the file");
+          return Skip(fmt::format(
+              "GCP host-only price: the attached {} price for its zone is not in the file",
+              Shown(accelerator)));
         }
         attachable_unused_.erase(key);
         *price += it->second.price * multiplier;
@@ -463,10 +464,10 @@ class SkyPilotFile {
       const InstanceType* known = resolved.known;
       if (known != nullptr && known->provider == cloud_ && known->gpu) {
         if (known->gpu != shape.gpu) {
-          ++report_
-                ->guessed[fmt::format("'{}' on {}: the file suggests {}, the catalog says {}; "
-                                      "kept the catalog's",
-                                      Shown(accelerator), type, shape.gpu->name, known->gpu->name)];
+          ++report_->guessed[fmt::format(
+              "'{}' on {}: the file suggests {}, the catalog says {}; "
+              "kept the catalog's",
+              Shown(accelerator), Shown(type), shape.gpu->name, known->gpu->name)];
         }
         shape.gpu = known->gpu;
       } else if (!guess.empty()) {
@@ -544,7 +545,8 @@ Status ImportSkyPilot(const Catalog& base, const std::vector<std::string>& paths
   if (paths.empty()) return Status::InvalidArgument("FILE: give at least one SkyPilot CSV file");
   int fixed_as_of = 0;
   if (!options.as_of.empty() && !ParseIsoDate(options.as_of, &fixed_as_of)) {
-    return Status::InvalidArgument("--as-of: '" + options.as_of + "' is not a YYYY-MM-DD date");
+    return Status::InvalidArgument(
+        fmt::format("--as-of: '{}' is not a YYYY-MM-DD date", Shown(options.as_of)));
   }
   WorkingCatalog working(base);
   for (const std::string& path : paths) {
@@ -553,7 +555,7 @@ Status ImportSkyPilot(const Catalog& base, const std::vector<std::string>& paths
     if (std::find(clouds.begin(), clouds.end(), cloud) == clouds.end()) {
       return Status::InvalidArgument(
           fmt::format("--cloud: cannot tell the cloud of {} ('{}' is not one of {}); pass --cloud",
-                      path, cloud, Join(clouds, ", ")));
+                      path, Shown(cloud), Join(clouds, ", ")));
     }
     std::string text;
     Status s = ReadFile(path, &text);

@@ -4,6 +4,7 @@
 
 #include "catalog/loaders.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -43,9 +44,10 @@ Status ParseEfficiency(const CsvTable& table, std::vector<EfficiencyFactor>* out
     if (!r.status().ok()) return r.status();
     for (const EfficiencyFactor& other : *out) {
       if (other.parameter == f.parameter && other.stack == f.stack && other.group == f.group) {
-        return Status::Corruption(fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
-                                              "group '{}' is given twice",
-                                              table.path, row.line, f.parameter, f.stack, f.group));
+        return Status::Corruption(
+            fmt::format("{}:{}: field 'parameter': '{}' for stack '{}' and "
+                        "group '{}' is given twice",
+                        table.path, row.line, Shown(f.parameter), Shown(f.stack), Shown(f.group)));
       }
     }
     out->push_back(std::move(f));

@@ -8,6 +8,7 @@
 #include "cloudfit/workload.h"
 #include "util/csv.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -27,10 +28,10 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
   else if (batching == "continuous")
     p->batching = BatchingPolicy::kContinuous;
   else if (r.status().ok())
-    r.Fail("batching", "'" + batching + "': single, static or continuous");
+    r.Fail("batching", fmt::format("'{}': single, static or continuous", Shown(batching)));
   std::string kv = ToLower(r.RequiredText("kv_allocation"));
   if (kv != "paged" && kv != "contiguous" && r.status().ok()) {
-    r.Fail("kv_allocation", "'" + kv + "': paged or contiguous");
+    r.Fail("kv_allocation", fmt::format("'{}': paged or contiguous", Shown(kv)));
   }
   p->paged_kv = kv == "paged";
   p->max_batch = static_cast<int>(r.Number("max_batch", 1, 1 << 20));
@@ -44,13 +45,14 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
   p->memory_utilization = r.Number("memory_utilization", 0.05, 1);
   std::string of = ToLower(r.RequiredText("memory_utilization_of"));
   if (of != "total" && of != "free" && r.status().ok()) {
-    r.Fail("memory_utilization_of", "'" + of + "': total or free");
+    r.Fail("memory_utilization_of", fmt::format("'{}': total or free", Shown(of)));
   }
   p->memory_share_of_free = of == "free";
   for (std::string& d : SplitList(r.RequiredText("kv_cache_dtypes"), '|')) {
     std::string name = ToLower(d);
     if (KvCacheBytesPerElement(name, 2) <= 0 && r.status().ok()) {
-      r.Fail("kv_cache_dtypes", "'" + name + "': auto, fp16, bf16, fp8, int8, q8_0 or q4_0");
+      r.Fail("kv_cache_dtypes",
+             fmt::format("'{}': auto, fp16, bf16, fp8, int8, q8_0 or q4_0", Shown(name)));
     }
     p->kv_cache_dtypes.push_back(name);
   }
@@ -63,7 +65,7 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
     else if (m == "layers")
       p->layer_split = true;
     else if (r.status().ok())
-      r.Fail("multi_gpu", "'" + m + "': tensor, pipeline or layers");
+      r.Fail("multi_gpu", fmt::format("'{}': tensor, pipeline or layers", Shown(m)));
   }
   p->decode_bandwidth_efficiency = r.OptionalNumber("decode_bandwidth_efficiency", 0.01, 1);
   p->prefill_compute_efficiency = r.OptionalNumber("prefill_compute_efficiency", 0.01, 1);
@@ -117,7 +119,7 @@ Status FindServingEngine(const Catalog& catalog, std::string_view name, ServingE
     names.push_back(e.name);
   }
   return Status::NotFound(
-      fmt::format("unknown serving engine '{}'; known: {}", name, Join(names, ", ")));
+      fmt::format("unknown serving engine '{}'; known: {}", Shown(name), Join(names, ", ")));
 }
 
 double KvCacheBytesPerElement(std::string_view dtype, double auto_bytes) {

@@ -10,6 +10,7 @@
 #include "cloudfit/table.h"
 #include "estimate/estimate_internal.h"
 #include "util/strings.h"
+#include "util/validate.h"
 
 namespace cloudfit {
 
@@ -82,8 +83,8 @@ Status FindSessionNeeds(const Catalog& catalog, const Workload& w, SessionNeeds*
   }
   if (!found && !w.session_profile.empty() && !profiles.empty()) {
     return Status::InvalidArgument(
-        fmt::format("session_profile: '{}' is not a {} profile; one of {}", w.session_profile, kind,
-                    Join(profiles, ", ")));
+        fmt::format("session_profile: '{}' is not a {} profile; one of {}",
+                    Shown(w.session_profile), kind, Join(profiles, ", ")));
   }
   if (w.vcpus_per_session > 0) out->vcpus = w.vcpus_per_session;
   if (w.ram_gib_per_session > 0) out->ram_gib = w.ram_gib_per_session;

@@ -240,9 +240,8 @@ Status WholeFrom(const std::string& field, const json& value, double min, double
   double number = 0;
   if (value.is_boolean() || value.is_null() || !ParseDouble(Text(value), &number) ||
       !(number >= min && number <= max) || number != std::floor(number)) {
-    std::string shown = Text(value).substr(0, 64);
-    return Status::InvalidArgument(
-        fmt::format("{}: '{}' is not a whole number in [{}, {}]", field, shown, min, max));
+    return Status::InvalidArgument(fmt::format("{}: '{}' is not a whole number in [{}, {}]", field,
+                                               Shown(Text(value)), min, max));
   }
   *out = static_cast<int>(number);
   return Status::OK();

@@ -236,14 +236,25 @@ std::string_view CsvRowReader::Text(CsvColumn column) const {
 
 void CsvRowReader::Fail(std::string_view column, std::string_view reason) {
   if (!status_.ok()) return;
-  status_ = Status::Corruption(
-      fmt::format("{}:{}: field '{}': {}", table_.path, row_.line, column, reason));
+  // Callers pass each value they echo through Shown (64 bytes, clean); the reason as a whole is
+  // cleaned and bounded too, so that a value a caller forgot cannot make the message huge or
+  // carry control bytes into a terminal or a JSON answer.
+  constexpr size_t kMaxReasonBytes = 1024;
+  status_ = Status::Corruption(fmt::format("{}:{}: field '{}': {}", table_.path, row_.line, column,
+                                           Shown(reason, kMaxReasonBytes)));
 }
 
 std::string CsvRowReader::RequiredText(CsvColumn column) {
   std::string_view text = Text(column);
   if (text.empty()) Fail(column.name, "missing value");
   return std::string(text);
+}
+
+std::string CsvRowReader::RequiredName(CsvColumn column) {
+  std::string text = RequiredText(column);
+  if (!status_.ok()) return text;
+  if (Status s = CheckName("", text); !s.ok()) Fail(column.name, s.message());
+  return text;
 }
 
 std::optional<double> CsvRowReader::OptionalNumber(CsvColumn column, double min, double max) {

@@ -90,6 +90,10 @@ class CsvRowReader {
   }
   std::optional<double> OptionalNumber(CsvColumn column, double min = 0,
                                        double max = std::numeric_limits<double>::max());
+  // Like RequiredText, and within the limits of every name (util/validate.h: at most 256 bytes
+  // of UTF-8, no control characters): models, GPUs, instance types, regions, providers.
+  std::string RequiredName(std::string_view column) { return RequiredName(table_.Column(column)); }
+  std::string RequiredName(CsvColumn column);
   // A number that must be present.
   double Number(std::string_view column, double min = 0,
                 double max = std::numeric_limits<double>::max()) {

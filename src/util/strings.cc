@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace cloudfit {
@@ -90,18 +91,35 @@ std::string NormalizeName(std::string_view name) {
   return out;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
+namespace {
+
+// The edit distance of a and b, or a value above `at_most` as soon as the distance is certain to
+// exceed it: it is at least the difference in length, and at least the smallest entry of any
+// row of the table. ClosestNames keeps only near names, and a long unknown name (256 bytes)
+// against every name of the catalog cost milliseconds when each table was filled whole.
+size_t EditDistanceAtMost(std::string_view a, std::string_view b, size_t at_most) {
+  size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (gap > at_most) return gap;
   std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
+    size_t row_min = current[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      row_min = std::min(row_min, current[j]);
     }
+    if (row_min > at_most) return row_min;
     std::swap(previous, current);
   }
   return previous[b.size()];
+}
+
+}  // namespace
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  return EditDistanceAtMost(a, b, std::numeric_limits<size_t>::max());
 }
 
 std::vector<std::string> ClosestNames(std::string_view query,
@@ -111,7 +129,7 @@ std::vector<std::string> ClosestNames(std::string_view query,
   std::multimap<size_t, std::string> ranked;
   for (const std::string& candidate : candidates) {
     std::string normalized = NormalizeName(candidate);
-    size_t distance = EditDistance(key, normalized);
+    size_t distance = EditDistanceAtMost(key, normalized, max_distance);
     // A query contained in a longer name ("a100" in "a10080gb") is a near miss too.
     if (!key.empty() && normalized.find(key) != std::string::npos)
       distance = std::min<size_t>(distance, 1);

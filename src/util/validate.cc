@@ -1,9 +1,9 @@
 #include "util/validate.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 
@@ -66,11 +66,10 @@ bool SpellsNonFinite(std::string_view text) {
 
 }  // namespace
 
-std::string Shown(std::string_view value) {
-  constexpr size_t kShownBytes = 64;
+std::string Shown(std::string_view value, size_t max_bytes) {
   std::string out;
   size_t i = 0;
-  while (i < value.size() && out.size() < kShownBytes) {
+  while (i < value.size() && out.size() < max_bytes) {
     size_t n = Utf8SequenceLength(value, i);
     unsigned char c = static_cast<unsigned char>(value[i]);
     if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F))) {
@@ -97,8 +96,8 @@ bool IsValidUtf8(std::string_view text) {
 Status CheckNumber(std::string_view field, double value, double min, double max,
                    std::string_view unit) {
   if (std::isnan(value)) {
-    return Status::InvalidArgument(fmt::format("{}NaN is not allowed; {}", Prefix(field),
-                                               Range(min, max, unit, false)));
+    return Status::InvalidArgument(
+        fmt::format("{}NaN is not allowed; {}", Prefix(field), Range(min, max, unit, false)));
   }
   if (!std::isfinite(value) || value < min || value > max) {
     return NotAllowed(field, fmt::format("{}", value), Range(min, max, unit, false));
@@ -125,8 +124,8 @@ Status ParseNumber(std::string_view field, std::string_view text, double min, do
 Status CheckWholeNumber(std::string_view field, double value, double min, double max,
                         std::string_view unit) {
   if (std::isnan(value)) {
-    return Status::InvalidArgument(fmt::format("{}NaN is not allowed; {}", Prefix(field),
-                                               Range(min, max, unit, true)));
+    return Status::InvalidArgument(
+        fmt::format("{}NaN is not allowed; {}", Prefix(field), Range(min, max, unit, true)));
   }
   if (!std::isfinite(value) || value < min || value > max || value != std::floor(value)) {
     return NotAllowed(field, fmt::format("{}", value), Range(min, max, unit, true));
@@ -134,8 +133,8 @@ Status CheckWholeNumber(std::string_view field, double value, double min, double
   return Status::OK();
 }
 
-Status ParseWholeNumber(std::string_view field, std::string_view text, long long min,
-                        long long max, std::string_view unit, long long* out) {
+Status ParseWholeNumber(std::string_view field, std::string_view text, long long min, long long max,
+                        std::string_view unit, long long* out) {
   std::string_view t = Trim(text);
   auto refuse = [&] {
     return NotAllowed(field, text,
@@ -150,8 +149,8 @@ Status ParseWholeNumber(std::string_view field, std::string_view text, long long
   // "4096.0" or "4e3": whole numbers written as decimals. Compared as doubles against the
   // range first, so a value beyond long long is refused before any conversion.
   double value = 0;
-  if (!ParseDouble(t, &value) || value != std::floor(value) ||
-      value < static_cast<double>(min) || value > static_cast<double>(max)) {
+  if (!ParseDouble(t, &value) || value != std::floor(value) || value < static_cast<double>(min) ||
+      value > static_cast<double>(max)) {
     return refuse();
   }
   *out = static_cast<long long>(value);
@@ -159,7 +158,8 @@ Status ParseWholeNumber(std::string_view field, std::string_view text, long long
 }
 
 Status CheckName(std::string_view field, std::string_view text) {
-  if (Trim(text).empty()) return Status::InvalidArgument(fmt::format("{}empty; give a name", Prefix(field)));
+  if (Trim(text).empty())
+    return Status::InvalidArgument(fmt::format("{}empty; give a name", Prefix(field)));
   if (text.size() > kMaxNameBytes) {
     return Status::InvalidArgument(fmt::format("{}'{}' is not allowed; a name of at most {} bytes",
                                                Prefix(field), Shown(text), kMaxNameBytes));
@@ -169,9 +169,9 @@ Status CheckName(std::string_view field, std::string_view text) {
 
 Status CheckText(std::string_view field, std::string_view text, size_t max_bytes) {
   if (text.size() > max_bytes) {
-    return Status::InvalidArgument(fmt::format(
-        "{}'{}' is not allowed; text of at most {} bytes ({} given)", Prefix(field), Shown(text),
-        max_bytes, text.size()));
+    return Status::InvalidArgument(
+        fmt::format("{}'{}' is not allowed; text of at most {} bytes ({} given)", Prefix(field),
+                    Shown(text), max_bytes, text.size()));
   }
   if (!IsValidUtf8(text)) {
     return Status::InvalidArgument(
@@ -193,8 +193,10 @@ int JsonNestingDepth(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;  // the escaped character cannot end the string
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // the escaped character cannot end the string
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -215,8 +217,9 @@ Status ParseJson(std::string_view field, std::string_view text, size_t max_bytes
                                                Prefix(field), text.size(), max_bytes));
   }
   if (int depth = JsonNestingDepth(text); depth > kMaxJsonDepth) {
-    return Status::InvalidArgument(fmt::format(
-        "{}JSON nested {} levels deep; at most {} are allowed", Prefix(field), depth, kMaxJsonDepth));
+    return Status::InvalidArgument(
+        fmt::format("{}JSON nested {} levels deep; at most {} are allowed", Prefix(field), depth,
+                    kMaxJsonDepth));
   }
   // nlohmann::json checks UTF-8 only when writing; refuse bad bytes where they come in.
   if (!IsValidUtf8(text)) {
@@ -240,16 +243,15 @@ std::string DumpJson(const nlohmann::json& value, int indent) {
 Status CheckPricePerHour(std::string_view field, double price, std::string_view currency,
                          double usd_per_unit) {
   if (!(usd_per_unit > 0) || !std::isfinite(usd_per_unit)) {
-    return Status::InvalidArgument(
-        fmt::format("{}currency '{}' has no usable rate to US dollars", Prefix(field), Shown(currency)));
+    return Status::InvalidArgument(fmt::format("{}currency '{}' has no usable rate to US dollars",
+                                               Prefix(field), Shown(currency)));
   }
   double min = kMinUsdPerHour / usd_per_unit, max = kMaxUsdPerHour / usd_per_unit;
   if (std::isnan(price) || !std::isfinite(price) || price < min || price > max) {
     return Status::InvalidArgument(fmt::format(
         "{}'{}' is not allowed; an hourly price in {} between {:.3g} and {:.3g} (US${} to "
         "US${} per hour); an unknown price is left empty",
-        Prefix(field), price, Shown(currency), min,
-        max, kMinUsdPerHour, kMaxUsdPerHour));
+        Prefix(field), price, Shown(currency), min, max, kMinUsdPerHour, kMaxUsdPerHour));
   }
   return Status::OK();
 }
@@ -257,9 +259,9 @@ Status CheckPricePerHour(std::string_view field, double price, std::string_view 
 Status CheckDeviceCount(std::string_view field, double gpus_per_node, long long nodes) {
   double total = gpus_per_node * static_cast<double>(nodes);
   if (std::isnan(total) || total > static_cast<double>(kMaxTotalDevices)) {
-    return Status::InvalidArgument(fmt::format(
-        "{}{} GPUs per node x {} nodes is not allowed; at most {} devices in all", Prefix(field),
-        gpus_per_node, nodes, kMaxTotalDevices));
+    return Status::InvalidArgument(
+        fmt::format("{}{} GPUs per node x {} nodes is not allowed; at most {} devices in all",
+                    Prefix(field), gpus_per_node, nodes, kMaxTotalDevices));
   }
   return Status::OK();
 }
@@ -269,9 +271,9 @@ Status CountToCover(std::string_view field, double demand, double per_unit, long
   // A hair below whole numbers counts as whole: 30 requests/s at 10 per replica is 3, not 4.
   double count = per_unit > 0 ? std::ceil(demand / per_unit - 1e-9) : HUGE_VAL;
   if (std::isnan(count) || count > static_cast<double>(max)) {
-    return Status::InvalidArgument(fmt::format(
-        "{}{} needs more than {} {} at {:.4g} each; at most {} are planned", Prefix(field), demand,
-        max, what, per_unit, max));
+    return Status::InvalidArgument(
+        fmt::format("{}{} needs more than {} {} at {:.4g} each; at most {} are planned",
+                    Prefix(field), demand, max, what, per_unit, max));
   }
   *out = static_cast<int>(std::max(0.0, count));
   return Status::OK();

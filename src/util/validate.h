@@ -18,10 +18,9 @@
 #define CLOUDFIT_UTIL_VALIDATE_H_
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/status.h"
 
@@ -53,8 +52,10 @@ inline constexpr long long kMaxTotalDevices = 262144;
 
 // The value as an error message shows it: at most 64 bytes (then "..."), with invalid UTF-8 and
 // control characters replaced by '?', so a hostile value cannot make a message huge or break
-// the JSON it is sent in.
-std::string Shown(std::string_view value);
+// the JSON it is sent in. Every message that echoes a value from outside (a flag, a request, a
+// data file) passes the value through here.
+inline constexpr size_t kShownBytes = 64;
+std::string Shown(std::string_view value, size_t max_bytes = kShownBytes);
 
 bool IsValidUtf8(std::string_view text);
 
@@ -71,8 +72,8 @@ Status CheckWholeNumber(std::string_view field, double value, double min, double
 // Text as a whole number in [min, max]. "4096", "4096.0" and "4e3" are the same whole number;
 // "2.5" is refused. The range is checked before the value is narrowed to an integer, so no
 // text can wrap around.
-Status ParseWholeNumber(std::string_view field, std::string_view text, long long min,
-                        long long max, std::string_view unit, long long* out);
+Status ParseWholeNumber(std::string_view field, std::string_view text, long long min, long long max,
+                        std::string_view unit, long long* out);
 
 // A name: not empty after trimming, at most kMaxNameBytes, valid UTF-8, no control characters.
 Status CheckName(std::string_view field, std::string_view text);

@@ -161,8 +161,8 @@ const std::map<std::string, OptionSetter>& Options() {
            PricingMode mode;
            if (!ParsePricingMode(p, &mode)) {
              return Invalid(
-                 field,
-                 fmt::format("'{}' is not one of ondemand, spot, reserved-1y, reserved-3y", p));
+                 field, fmt::format("'{}' is not one of ondemand, spot, reserved-1y, reserved-3y",
+                                    Shown(p)));
            }
            if (std::find(o->pricing.begin(), o->pricing.end(), mode) == o->pricing.end()) {
              o->pricing.push_back(mode);
@@ -330,6 +330,20 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
     s = SetOption(options_path, it.key(), it.value(), &out->options, &given);
   }
   if (!s.ok()) return s;
+  // Checked here, where the catalog is at hand, so that the error names the request's field
+  // (options.currency) rather than the command line's flag the recommender would name.
+  if (given.count("currency") && catalog.FindCurrency(out->options.currency) == nullptr) {
+    std::vector<std::string> known;
+    for (const CurrencyRate& c : catalog.currencies()) known.push_back(c.currency);
+    return Invalid(options_path + "currency",
+                   fmt::format("'{}' has no rate; known: {}", Shown(out->options.currency),
+                               Join(known, ", ")));
+  }
+  // An empty list is checked here too, so that the error names the request's field.
+  if (given.count("pricing") && out->options.pricing.empty()) {
+    return Invalid(options_path + "pricing",
+                   "give at least one of ondemand, spot, reserved-1y, reserved-3y");
+  }
   FinalizeRecommendOptions(out->workload, given, &out->options);
   if (options.contains("spot")) {
     bool spot = false;
