@@ -25,6 +25,15 @@ Recommendation Recommended(const Fields& fields, RecommendOptions options = Reco
   return r;
 }
 
+// Llama-2-13B served at 30 requests/s with a 1 s time-to-first-token target.
+Fields LlamaServiceAtThirtyRequestsPerSecond() {
+  return {{"kind", "serve"},
+          {"model", "Llama-2-13B"},
+          {"precision", "fp16"},
+          {"request_rate", "30"},
+          {"ttft_target_ms", "1000"}};
+}
+
 bool Dominates(const Candidate& a, const Candidate& b) {
   return a.hours <= b.hours && *a.total_cost <= *b.total_cost &&
          (a.hours < b.hours || *a.total_cost < *b.total_cost);
@@ -115,12 +124,7 @@ TEST(RecommendTest, LlmInferenceAndStableDiffusionRunOnGpus) {
 TEST(RecommendTest, HighConcurrencyServingPlansReplicasAndAutoscaling) {
   RecommendOptions o;
   o.pricing = {PricingMode::kOnDemand};
-  Recommendation r = Recommended({{"kind", "serve"},
-                                  {"model", "Llama-2-13B"},
-                                  {"precision", "fp16"},
-                                  {"request_rate", "30"},
-                                  {"ttft_target_ms", "1000"}},
-                                 o);
+  Recommendation r = Recommended(LlamaServiceAtThirtyRequestsPerSecond(), o);
   ExpectInvariants(r);
   const Candidate& c = r.ranked.front();
   ASSERT_TRUE(c.autoscaling.has_value());
@@ -323,12 +327,7 @@ TEST(RecommendTest, FastestServiceRanksByTimePerOutputTokenThenCost) {
   RecommendOptions o;
   o.objective = Objective::kFastest;
   o.pricing = {PricingMode::kOnDemand};
-  Recommendation r = Recommended({{"kind", "serve"},
-                                  {"model", "Llama-2-13B"},
-                                  {"precision", "fp16"},
-                                  {"request_rate", "30"},
-                                  {"ttft_target_ms", "1000"}},
-                                 o);
+  Recommendation r = Recommended(LlamaServiceAtThirtyRequestsPerSecond(), o);
   ExpectInvariants(r);
   ASSERT_TRUE(r.ranked.front().instance->has_gpu()) << r.ranked.front().instance->name;
   for (size_t i = 1; i < r.ranked.size(); ++i) {
