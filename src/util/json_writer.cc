@@ -33,6 +33,14 @@ bool Ascii(std::string_view text) {
   return true;
 }
 
+// An integer in decimal, as dump() writes one (20 digits and a sign at most).
+template <typename Integer>
+void AppendDecimal(Integer number, std::string* out) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
+}
+
 }  // namespace
 
 JsonWriter::JsonWriter(std::string* out, int indent) : out_(out), indent_(indent) {
@@ -163,16 +171,12 @@ void JsonWriter::Null() {
 
 void JsonWriter::WriteInteger(int64_t number) {
   BeforeValue();
-  char buffer[24];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
-  out_->append(buffer, static_cast<size_t>(result.ptr - buffer));
+  AppendDecimal(number, out_);
 }
 
 void JsonWriter::WriteUnsigned(uint64_t number) {
   BeforeValue();
-  char buffer[24];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
-  out_->append(buffer, static_cast<size_t>(result.ptr - buffer));
+  AppendDecimal(number, out_);
 }
 
 void JsonWriter::WriteString(std::string_view text) {
