@@ -1,5 +1,6 @@
 // The hardware physics, operator timing, communication and fine-tuning memory recipes: each
 // test states a property of the model that public measurements or the hardware's design demand.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -8,6 +9,8 @@
 #include "cloudfit/calibration.h"
 #include "cloudfit/estimate.h"
 #include "estimate/device_model.h"
+#include "estimate/llm_step_model.h"
+#include "estimate/transformer_ops.h"
 #include "test_support.h"
 
 namespace cloudfit {
@@ -246,6 +249,58 @@ TEST(PhysicsTest, FineTuningRecipesChangeWhatTheDeviceHolds) {
 }
 
 // `estimate --explain` shows the operator groups the step is made of.
+// A decode step reuses the operator list it built once and changes only the attended length;
+// its times must be bit for bit those of a list built afresh for that length, on one GPU, under
+// tensor parallelism and under a layer split, for every shape of language model.
+TEST(PhysicsTest, DecodeStepReusesItsOperatorsExactly) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  for (const char* model : {"Llama-2-13B", "Mixtral-8x7B", "T5-base", "Whisper-small"}) {
+    for (auto [gpus, layer_split] : {std::pair{1, false}, std::pair{2, false}, std::pair{4, true}}) {
+      Workload w;
+      ASSERT_TRUE(SetWorkloadField(&w, "kind", "serve").ok());
+      ASSERT_TRUE(SetWorkloadField(&w, "model", model).ok());
+      ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok()) << model;
+      w.layer_split = layer_split;
+      HardwareSpec spec;
+      spec.gpu = "A100-SXM4-80GB";
+      spec.gpus = gpus;
+      Hardware hw;
+      ASSERT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+      LlmStepModel im(catalog, w, hw);
+      for (double context : {0.0, 1.0, 2.0, 700.0, 32768.0}) {
+        for (double batch : {1.0, 37.0}) {
+          TransformerOpsOptions o;
+          o.seq_len = 1;
+          o.key_len = std::max(1.0, context);
+          o.tensor_parallel = layer_split ? 1 : gpus;
+          o.flash_attention = true;
+          o.causal = false;
+          o.head = TransformerHead::kLogits;
+          PassTime fresh = TimePass(TransformerOperators(w.model, o), batch, Pass::kInference,
+                                    im.device(), im.stack());
+          PassTime reused = im.DecodeStep(batch, context);
+          std::string at = std::string(model) + " on " + std::to_string(gpus) +
+                           (layer_split ? " (layer split)" : "") + " at context " +
+                           std::to_string(context);
+          EXPECT_EQ(reused.device_s, fresh.device_s) << at;
+          EXPECT_EQ(reused.host_s, fresh.host_s) << at;
+          EXPECT_EQ(reused.kernels, fresh.kernels) << at;
+          ASSERT_EQ(reused.groups.size(), fresh.groups.size()) << at;
+          for (const auto& [name, g] : fresh.groups) {
+            EXPECT_EQ(reused.groups[name].seconds(), g.seconds()) << at << " " << name;
+            EXPECT_EQ(reused.groups[name].bytes, g.bytes) << at << " " << name;
+          }
+          // The kernels-only figure of a layer split adds its hand-offs; elsewhere it adds the
+          // tensor-parallel collectives, which do not depend on the context.
+          if (gpus == 1) {
+            EXPECT_EQ(im.DecodeKernelSeconds(batch, context), fresh.seconds()) << at;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(PhysicsTest, ExplanationNamesTheOperatorGroups) {
   Fields f = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
               {"micro_batch", "64"}};

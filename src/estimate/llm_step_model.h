@@ -73,6 +73,9 @@ class LlmStepModel {
  private:
   // Seconds of the per-layer collectives of tensor parallelism for `tokens` tokens.
   double TensorParallelSeconds(double tokens) const;
+  // Calls fn(const Operator&) for each operator of a decode step at `context` tokens, in order.
+  template <typename Fn>
+  void ForEachDecodeOperator(double context, Fn&& fn) const;
 
   const Workload& w_;
   const Hardware& hw_;
@@ -85,6 +88,10 @@ class LlmStepModel {
   double weight_bytes_ = 0;
   double kv_per_token_ = 0;
   double layer_hop_s_ = 0;  // hand-off between GPUs of a layer split, per boundary
+  // A decode step's operators at one token of context, and the positions of those whose width
+  // (n) is the attended length.
+  std::vector<Operator> decode_ops_;
+  std::vector<size_t> decode_context_ops_;
   std::vector<std::string> notes_;
 };
 
