@@ -86,10 +86,8 @@ double CheckpointBytes(const Workload& w, const Estimate& e) {
   return (e.memory.weights_bytes + e.memory.optimizer_bytes) * std::max(1.0, shards);
 }
 
-bool Excluded(const RecommendOptions& o, const std::string& line) {
-  return std::find(o.excluded_costs.begin(), o.excluded_costs.end(), line) !=
-         o.excluded_costs.end();
-}
+// The start-up line's bit in RecommendContext::excluded_cost_lines (OptionalCostLines order).
+constexpr unsigned kStartupLine = 1u << 2;
 
 // The risk of a job run: spot interruptions (spot mode) and GPU failures (every mode). Nodes of
 // a synchronous job (training) stop together; independent ones (frames, files) do not.
@@ -232,12 +230,12 @@ struct OfferBasis {
              const std::shared_ptr<const Estimate>& e)
       : t(type), nodes(node_count), estimate(e), run(RunOf(ctx, *e)) {
     const Workload& w = ctx.workload;
-    if (!Excluded(ctx.options, "startup")) startup = EstimateStartup(w, t);
+    if ((ctx.excluded_cost_lines & kStartupLine) == 0) startup = EstimateStartup(w, t);
     startup_hours = startup.total_s() / 3600;
     checkpoint_bytes = CheckpointBytes(w, *e);
     units = UnitsOf(w, *e);
     missing_licence = MissingLicence(ctx.costs, w, t);
-    rows = FindBillRows(ctx.catalog, ctx.costs, w, t.provider, ctx.options.currency);
+    rows = ctx.BillRowsFor(t.provider);
   }
 
   // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
@@ -341,7 +339,6 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   bill.checkpoint_bytes = basis->checkpoint_bytes;
   bill.sessions = Sessions(w);
   bill.startup = startup;
-  bill.currency = cur;
   bill.rows = &basis->rows;
   bill.with_text = describe;
   // The total adds the lines in bill order, compute first, whether or not they are kept.
@@ -364,8 +361,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
       c.costs.push_back(std::move(line));
     });
   } else {
-    ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs,
-                       [&](CostLine&& line) { total += line.amount.value_or(0); });
+    total = AddJobCostAmounts(ctx.costs, w, bill, ctx.excluded_cost_lines, total);
   }
   c.total_cost = total;
   double extras = total - compute;

@@ -38,6 +38,7 @@ struct RecommendContext {
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
+  unsigned excluded_cost_lines = 0;  // options.excluded_costs as bits (ExcludedCostLines)
 
   // Serving and streaming are priced for a period of operation rather than a job.
   bool priced_per_period() const;
@@ -45,6 +46,16 @@ struct RecommendContext {
   // `amount` in currency `from` in the options' currency (Catalog::Convert); 0 when a currency
   // has no rate.
   double ToRequestCurrency(double amount, const std::string& from) const;
+
+  // The cost rows of `provider`'s bills in the options' currency (FindBillRows), found on first
+  // use and kept for the request: a catalog has a handful of providers and thousands of offers.
+  const BillRows& BillRowsFor(const std::string& provider) const;
+
+ private:
+  mutable std::vector<std::pair<std::string, BillRows>> bill_rows_;
+  // The last currency converted from, and its rate: prices come in one or two currencies.
+  mutable std::string last_currency_;
+  mutable const CurrencyRate* last_currency_rate_ = nullptr;
 };
 
 // "12.34 USD" or "1,234 USD".
