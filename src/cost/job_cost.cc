@@ -327,10 +327,10 @@ CostLine Licences(const BillRows& rows, const Workload& w, const JobBillInput& i
     sources.push_back(p->source);
   }
   if (const LicencePrice* p = seats.rtx_vws) {
-    parts.push_back(fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
-                                FormatNumber(in.sessions, 0), FormatNumber(hours, 1),
-                                FormatNumber(*p->usd, 4),
-                                *p->usd == 0 ? " (included by " + in.instance->provider + ")" : ""));
+    parts.push_back(
+        fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
+                    FormatNumber(in.sessions, 0), FormatNumber(hours, 1), FormatNumber(*p->usd, 4),
+                    *p->usd == 0 ? " (included by " + in.instance->provider + ")" : ""));
     sources.push_back(p->source);
   }
   line.detail = Join(parts, "; ");

@@ -266,8 +266,9 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   if (o.fixed_hours && (*o.fixed_hours <= 0 || *o.fixed_hours > 1e6)) {
     return Status::InvalidArgument("--hours: must be in (0, 1000000]");
   }
-  if (o.max_nodes < 1 || o.max_nodes > 1024) {
-    return Status::InvalidArgument("--nodes-max: must be in [1, 1024]");
+  if (o.max_nodes < 1 || o.max_nodes > kMaxRecommendNodes) {
+    return Status::InvalidArgument(
+        fmt::format("--nodes-max: must be in [1, {}]", kMaxRecommendNodes));
   }
   if (o.pricing.empty()) return Status::InvalidArgument("--pricing: give at least one mode");
   for (const std::string& line : o.excluded_costs) {

@@ -14,8 +14,6 @@
 
 namespace cloudfit {
 
-bool RecommendContext::priced_per_period() const { return workload.is_service(); }
-
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
   // Catalog::Convert's arithmetic, with the request's currency found once and the source's
   // found again only when it changes.
@@ -104,6 +102,10 @@ Status RecommendOn(const Catalog& catalog, const Workload& workload,
                    const RecommendOptions& options, const InstanceType& instance, int nodes,
                    Recommendation* out) {
   *out = Recommendation();
+  if (nodes > kMaxRecommendNodes) {
+    return Status::InvalidArgument(
+        fmt::format("nodes: {} is not allowed; at most {}", nodes, kMaxRecommendNodes));
+  }
   RecommendContext ctx(catalog, workload, options);
   ctx.only_nodes = std::max(1, nodes);
   ctx.describe_all = true;
