@@ -94,11 +94,12 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.26}, Bound{Holdout::kModel, 0.12, 0.21}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
-    std::printf("leave one %s out: decode median %5.1f%% p90 %5.1f%%, prefill median %5.1f%% "
-                "p90 %5.1f%%\n",
-                std::string(HoldoutName(b.holdout)).c_str(), 100 * cv.stats["llm_decode"].median_ape,
-                100 * cv.stats["llm_decode"].p90_ape, 100 * cv.stats["llm_prefill"].median_ape,
-                100 * cv.stats["llm_prefill"].p90_ape);
+    std::printf(
+        "leave one %s out: decode median %5.1f%% p90 %5.1f%%, prefill median %5.1f%% "
+        "p90 %5.1f%%\n",
+        std::string(HoldoutName(b.holdout)).c_str(), 100 * cv.stats["llm_decode"].median_ape,
+        100 * cv.stats["llm_decode"].p90_ape, 100 * cv.stats["llm_prefill"].median_ape,
+        100 * cv.stats["llm_prefill"].p90_ape);
     EXPECT_LE(cv.stats["llm_decode"].median_ape, b.decode) << HoldoutName(b.holdout);
     EXPECT_LE(cv.stats["llm_prefill"].median_ape, b.prefill) << HoldoutName(b.holdout);
   }

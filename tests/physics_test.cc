@@ -1,10 +1,10 @@
 // The hardware physics, operator timing, communication and fine-tuning memory recipes: each
 // test states a property of the model that public measurements or the hardware's design demand.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-
-#include <gtest/gtest.h>
 
 #include "cloudfit/calibration.h"
 #include "cloudfit/estimate.h"
@@ -256,53 +256,54 @@ TEST(PhysicsTest, FineTuningRecipesChangeWhatTheDeviceHolds) {
 TEST(PhysicsTest, DecodeStepReusesItsOperatorsExactly) {
   const Catalog& catalog = testing::BuiltInCatalog();
   for (const char* model : {"Llama-2-13B", "Mixtral-8x7B", "T5-base", "Whisper-small"}) {
-    for (auto [gpus, layer_split] : {std::pair{1, false}, std::pair{2, false}, std::pair{4, true}}) {
-    for (bool flash : {true, false}) {
-      Workload w;
-      ASSERT_TRUE(SetWorkloadField(&w, "kind", "serve").ok());
-      ASSERT_TRUE(SetWorkloadField(&w, "model", model).ok());
-      ASSERT_TRUE(SetWorkloadField(&w, "flash_attention", flash ? "true" : "false").ok());
-      ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok()) << model;
-      w.layer_split = layer_split;
-      HardwareSpec spec;
-      spec.gpu = "A100-SXM4-80GB";
-      spec.gpus = gpus;
-      Hardware hw;
-      ASSERT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
-      LlmStepModel im(catalog, w, hw);
-      for (double context : {0.0, 1.0, 2.0, 700.0, 32768.0}) {
-        for (double batch : {1.0, 37.0}) {
-          TransformerOpsOptions o;
-          o.seq_len = 1;
-          o.key_len = std::max(1.0, context);
-          o.tensor_parallel = layer_split ? 1 : gpus;
-          o.flash_attention = flash;
-          o.kv_per_query_head = true;
-          o.causal = false;
-          o.head = TransformerHead::kLogits;
-          PassTime fresh = TimePass(TransformerOperators(w.model, o), batch, Pass::kInference,
-                                    im.device(), im.stack());
-          PassTime reused = im.DecodeStep(batch, context);
-          std::string at = std::string(model) + " on " + std::to_string(gpus) +
-                           (layer_split ? " (layer split)" : "") +
-                           (flash ? " fused" : " unfused") + " at context " +
-                           std::to_string(context);
-          EXPECT_EQ(reused.device_s, fresh.device_s) << at;
-          EXPECT_EQ(reused.host_s, fresh.host_s) << at;
-          EXPECT_EQ(reused.kernels, fresh.kernels) << at;
-          ASSERT_EQ(reused.groups.size(), fresh.groups.size()) << at;
-          for (const auto& [name, g] : fresh.groups) {
-            EXPECT_EQ(reused.groups[name].seconds(), g.seconds()) << at << " " << name;
-            EXPECT_EQ(reused.groups[name].bytes, g.bytes) << at << " " << name;
-          }
-          // The kernels-only figure of a layer split adds its hand-offs; elsewhere it adds the
-          // tensor-parallel collectives, which do not depend on the context.
-          if (gpus == 1) {
-            EXPECT_EQ(im.DecodeKernelSeconds(batch, context), fresh.seconds()) << at;
+    for (auto [gpus, layer_split] :
+         {std::pair{1, false}, std::pair{2, false}, std::pair{4, true}}) {
+      for (bool flash : {true, false}) {
+        Workload w;
+        ASSERT_TRUE(SetWorkloadField(&w, "kind", "serve").ok());
+        ASSERT_TRUE(SetWorkloadField(&w, "model", model).ok());
+        ASSERT_TRUE(SetWorkloadField(&w, "flash_attention", flash ? "true" : "false").ok());
+        ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok()) << model;
+        w.layer_split = layer_split;
+        HardwareSpec spec;
+        spec.gpu = "A100-SXM4-80GB";
+        spec.gpus = gpus;
+        Hardware hw;
+        ASSERT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+        LlmStepModel im(catalog, w, hw);
+        for (double context : {0.0, 1.0, 2.0, 700.0, 32768.0}) {
+          for (double batch : {1.0, 37.0}) {
+            TransformerOpsOptions o;
+            o.seq_len = 1;
+            o.key_len = std::max(1.0, context);
+            o.tensor_parallel = layer_split ? 1 : gpus;
+            o.flash_attention = flash;
+            o.kv_per_query_head = true;
+            o.causal = false;
+            o.head = TransformerHead::kLogits;
+            PassTime fresh = TimePass(TransformerOperators(w.model, o), batch, Pass::kInference,
+                                      im.device(), im.stack());
+            PassTime reused = im.DecodeStep(batch, context);
+            std::string at = std::string(model) + " on " + std::to_string(gpus) +
+                             (layer_split ? " (layer split)" : "") +
+                             (flash ? " fused" : " unfused") + " at context " +
+                             std::to_string(context);
+            EXPECT_EQ(reused.device_s, fresh.device_s) << at;
+            EXPECT_EQ(reused.host_s, fresh.host_s) << at;
+            EXPECT_EQ(reused.kernels, fresh.kernels) << at;
+            ASSERT_EQ(reused.groups.size(), fresh.groups.size()) << at;
+            for (const auto& [name, g] : fresh.groups) {
+              EXPECT_EQ(reused.groups[name].seconds(), g.seconds()) << at << " " << name;
+              EXPECT_EQ(reused.groups[name].bytes, g.bytes) << at << " " << name;
+            }
+            // The kernels-only figure of a layer split adds its hand-offs; elsewhere it adds the
+            // tensor-parallel collectives, which do not depend on the context.
+            if (gpus == 1) {
+              EXPECT_EQ(im.DecodeKernelSeconds(batch, context), fresh.seconds()) << at;
+            }
           }
         }
       }
-    }
     }
   }
 }
@@ -351,8 +352,10 @@ TEST(PhysicsTest, LlamaCppDequantizesQuantizedWeightsForPromptBatches) {
   const Catalog& catalog = testing::BuiltInCatalog();
   auto prefill = [&](const char* precision, double tokens) {
     Workload w;
-    for (auto [k, v] : Fields{{"kind", "inference"}, {"model", "Llama-3-8B"},
-                              {"engine", "llama.cpp"}, {"software", "llama.cpp"},
+    for (auto [k, v] : Fields{{"kind", "inference"},
+                              {"model", "Llama-3-8B"},
+                              {"engine", "llama.cpp"},
+                              {"software", "llama.cpp"},
                               {"precision", precision}}) {
       EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
     }

@@ -106,6 +106,14 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
   dequantize_above_tokens_ = eff.Lookup("dequantize_above_tokens", software, "gpu", 0);
   notes_ = device_.notes;
+  if (dequantize_above_tokens_ > 0 && hw.has_gpu() &&
+      device_.weight_bytes < device_.activation_bytes) {
+    notes_.push_back(fmt::format(
+        "{} dequantizes the quantized weights to FP16 for prompt batches over {:.0f} tokens (its "
+        "CUDA backend before June 2024, which public benchmarks ran); later builds multiply them "
+        "in place and process prompts faster",
+        software, dequantize_above_tokens_));
+  }
   // A serving estimate times hundreds of decode steps; only the attended length changes from
   // one to the next. The operators that depend on it, and how, are found by building the list
   // at one and two tokens (physics_test checks the reuse against a list built afresh); a list

@@ -212,8 +212,7 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
         return k;
       };
       if (!backward) {
-        add(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)),
-            repeats);
+        add(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)), repeats);
         return;
       }
       // The gradient of the input, then the gradient of the weights (reduced over M).
@@ -236,8 +235,8 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
       k.flops = op.flops() * batch * (backward ? kFusedAttentionBackwardFlops : 1) / repeats;
       k.compute_s = k.flops / (device.matrix_flops * stack.attention_fraction);
       // Reads queries, keys and values and writes the output (backward: and their gradients).
-      k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch *
-                device.activation_bytes * (backward ? 2 : 1);
+      k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch * device.activation_bytes *
+                (backward ? 2 : 1);
       k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
       add(k, repeats);
       return;
