@@ -94,7 +94,7 @@ Status ForwardInference(const LlmStepModel& im, const Workload& w, const Hardwar
           "the operators' FLOPs x passes per sample");
   for (const auto& [name, g] : pass.groups) {
     if (g.kernels <= 0) continue;
-    AddTerm(e, "operators: " + name, g.seconds() * passes * 1e3, "ms/batch",
+    AddTerm(e, "operators: " + std::string(name), g.seconds() * passes * 1e3, "ms/batch",
             fmt::format("{:.0f} kernels x {} passes", g.kernels, passes));
   }
   AddTerm(e, "batch time", e->time.step_s * 1e3, "ms", "sum of the operators' rooflines");

@@ -375,7 +375,7 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
                       c.inputs.prefill_compute_efficiency ? " (engine profile)" : ""));
   for (const auto& [name, g] : decode.groups) {
     if (g.kernels <= 0) continue;
-    AddTerm(e, "decode operators: " + name, g.seconds() * 1e3, "ms/step",
+    AddTerm(e, "decode operators: " + std::string(name), g.seconds() * 1e3, "ms/step",
             fmt::format("{:.0f} kernels, {:.2f} GB moved", g.kernels, g.bytes / 1e9));
   }
   AddTerm(e, "step overhead", profile.step_overhead_s * 1e3, "ms", "engine profile, per iteration");

@@ -1,6 +1,7 @@
 #include "estimate/op_timing.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace cloudfit {
@@ -153,6 +154,26 @@ double StackBandwidth(const DeviceModel& device, const StackProfile& stack, doub
   return bw;
 }
 
+GroupTime& GroupTimes::operator[](std::string_view name) {
+  // Names are OpGroupName's static strings: the same pointer finds the entry without
+  // comparing characters.
+  for (size_t i = 0; i < size_; ++i) {
+    if (entries_[i].first.data() == name.data() && entries_[i].first.size() == name.size()) {
+      return entries_[i].second;
+    }
+  }
+  size_t i = 0;
+  while (i < size_ && entries_[i].first < name) ++i;
+  if (i < size_ && entries_[i].first == name) return entries_[i].second;
+  // A new group, inserted where name order puts it. Every operator kind has one group, so
+  // there are never more names than kinds, the array's size.
+  assert(size_ < entries_.size());
+  for (size_t j = size_; j > i; --j) entries_[j] = entries_[j - 1];
+  entries_[i] = {name, GroupTime()};
+  ++size_;
+  return entries_[i].second;
+}
+
 void PassTime::Add(const PassTime& other) {
   for (const auto& [name, g] : other.groups) {
     GroupTime& mine = groups[name];
@@ -296,7 +317,7 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
 
 void AddOperatorTime(const Operator& op, double batch, Pass pass, const DeviceModel& device,
                      const StackProfile& stack, double spatial_scale, PassTime* out) {
-  GroupTime& g = out->groups[std::string(OpGroupName(op.kind))];
+  GroupTime& g = out->groups[OpGroupName(op.kind)];
   ForEachKernel(op, batch, pass, device, stack, spatial_scale,
                 [&](const Kernel& k, double kernels) { AddKernels(k, kernels, stack, &g, out); });
 }

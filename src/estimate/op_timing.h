@@ -8,8 +8,11 @@
 #ifndef CLOUDFIT_ESTIMATE_OP_TIMING_H_
 #define CLOUDFIT_ESTIMATE_OP_TIMING_H_
 
+#include <array>
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cloudfit/efficiency.h"
@@ -35,8 +38,8 @@ struct StackProfile {
   // and the epilogue cost a fixed time per tile, so a product over K runs at K / (K + k_half)
   // of the rate a very deep one reaches. 0 = no such loss.
   double gemm_k_half = 0;
-  double kernel_gap_s = 3e-6;       // device idle between kernels
-  double dispatch_s = 10e-6;        // host time to launch one operator
+  double kernel_gap_s = 3e-6;  // device idle between kernels
+  double dispatch_s = 10e-6;   // host time to launch one operator
   // The data rows behind the figures, for --explain ("gemm_fraction: fitted to ...").
   std::vector<const EfficiencyFactor*> rows;
 };
@@ -57,8 +60,27 @@ struct GroupTime {
   double seconds() const { return compute_s + memory_s + overhead_s; }
 };
 
+// Group times by operator-group name (OpGroupName), kept in name order in place: a pass has at
+// most one entry per group, and a training estimate adds thousands of passes, where a
+// std::map of strings allocated and compared strings for every operator. Iteration yields
+// (name, time) pairs in name order, as the map did, so sums over it run in the same order.
+class GroupTimes {
+ public:
+  using Entry = std::pair<std::string_view, GroupTime>;
+  // `name` must outlive the pass (OpGroupName's names are static).
+  GroupTime& operator[](std::string_view name);
+  const Entry* begin() const { return entries_.data(); }
+  const Entry* end() const { return entries_.data() + size_; }
+  size_t size() const { return size_; }
+
+ private:
+  // One entry per group of OpGroupName (matmul, conv, attention, ...): at most one per kind.
+  std::array<Entry, kOpKindCount> entries_{};
+  size_t size_ = 0;
+};
+
 struct PassTime {
-  std::map<std::string, GroupTime> groups;  // by OpGroupName
+  GroupTimes groups;    // by OpGroupName
   double device_s = 0;  // the device's busy and idle time
   double host_s = 0;    // the host's dispatch time
   double kernels = 0;

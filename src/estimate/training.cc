@@ -428,7 +428,7 @@ void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Wor
   // Time by operator group, one micro-batch (forward + backward + recompute).
   for (const auto& [name, g] : plan.passes.groups) {
     if (g.kernels <= 0) continue;
-    AddTerm(e, "operators: " + name, g.seconds() * 1e3, "ms/micro-batch",
+    AddTerm(e, "operators: " + std::string(name), g.seconds() * 1e3, "ms/micro-batch",
             fmt::format("{:.0f} kernels; {:.2f} TFLOP, {:.2f} GB moved; {:.0f}% compute-bound, "
                         "{:.0f}% memory-bound, {:.0f}% launch gaps",
                         g.kernels, g.flops / 1e12, g.bytes / 1e9,
