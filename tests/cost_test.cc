@@ -148,7 +148,7 @@ TEST(CostTest, TheBillIsTheSumOfItsLinesAndEachCanBeTurnedOff) {
   Recommendation bad;
   o.excluded_costs = {"taxes"};
   Status s = Recommend(BuiltIn(), w, o, &bad);
-  EXPECT_NE(s.message().find("--exclude-cost: 'taxes' is not one of egress"), std::string::npos)
+  EXPECT_NE(s.message().find("exclude_costs: 'taxes' is not one of egress"), std::string::npos)
       << s.message();
 }
 

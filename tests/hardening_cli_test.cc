@@ -50,7 +50,7 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
   // NaN used to pass every flag check and silently drop the deadline.
   ExpectRefused(dir, with({"--deadline-hours", "nan"}), "--deadline-hours: 'nan' is not allowed");
   ExpectRefused(dir, with({"--budget", "inf"}), "--budget: 'inf' is not allowed");
-  ExpectRefused(dir, with({"--max-gpus", "NaN"}), "--max-gpus: 'NaN' is not allowed");
+  ExpectRefused(dir, with({"--max-gpus", "NaN"}), "--total-gpus-max: 'NaN' is not allowed");
   // Negative or zero serving hours ranked negative costs first.
   ExpectRefused(dir,
                 {"recommend", "--kind", "serve", "--model", "Llama-2-13B", "--serving-hours", "-5"},
@@ -63,7 +63,13 @@ TEST(HardeningCliTest, NumbersAreFiniteAndInRange) {
       {"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "A100", "--tokens", "nan"},
       "tokens: 'nan' is not allowed");
   ExpectRefused(dir, with({"--top", "1e30"}), "--top");
-  ExpectRefused(dir, with({"--max-nodes", "99999999999"}), "--max-nodes");
+  ExpectRefused(dir, with({"--max-nodes", "99999999999"}), "--nodes-max");
+  // Checks the recommender makes itself name the flag too, not the request field.
+  ExpectRefused(dir, with({"--total-gpus-min", "8", "--total-gpus-max", "4"}),
+                "--total-gpus-min: 8 is above the most GPUs asked for (4)");
+  ExpectRefused(
+      dir, {"recommend", "--kind", "serve", "--model", "Llama-2-13B", "--serving-hours", "0.002"},
+      "--serving-hours: 0.002 is not allowed; hours of serving in [0.0167, 876000]");
   // export's counts go through the same check as every other whole number.
   std::vector<std::string> export_lora = lora;
   export_lora[0] = "export";

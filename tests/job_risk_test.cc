@@ -1,11 +1,12 @@
 // Risk that grows with what can fail: spot rates per provider and GPU class, hazards that add
 // over a synchronous job's nodes, Young/Daly checkpoints for the whole job in every pricing mode,
 // and multi-node training held to the interconnect the instance really has.
-#include <cmath>
+#include "recommend/job_risk.h"
 
 #include <gtest/gtest.h>
 
-#include "recommend/job_risk.h"
+#include <cmath>
+
 #include "test_support.h"
 
 namespace cloudfit {
@@ -65,7 +66,7 @@ TEST(JobRiskTest, DalysModel) {
   in.hazard_per_hour = 0.01;
   in.state_bytes = 360e9;
   in.write_bytes_per_s = in.read_bytes_per_s = 1e9;  // C = 360 s = 0.1 h; loading also 0.1 h
-  in.relaunch_hours = 0.1;                            // R = 0.1 + 0.1
+  in.relaunch_hours = 0.1;                           // R = 0.1 + 0.1
   in.job_hours = 1000;
   JobRisk r = ExpectedJobRisk(in);
   double m = 100, c = 0.1, rr = 0.2, w = 1000;
@@ -80,8 +81,7 @@ TEST(JobRiskTest, DalysModel) {
   in.job_hours = 1;
   JobRisk short_job = ExpectedJobRisk(in);
   EXPECT_EQ(short_job.checkpoint_interval_hours, 0);
-  EXPECT_NEAR(short_job.overhead_fraction,
-              m * std::exp(rr / m) * std::expm1(1 / m) / 1 - 1, 1e-9);
+  EXPECT_NEAR(short_job.overhead_fraction, m * std::exp(rr / m) * std::expm1(1 / m) / 1 - 1, 1e-9);
   // Nothing to save (frames): half a unit of work and a restart per interruption.
   JobRisk frames = ExpectedJobRisk({0.01, 0, 1e9, 1e9, 50, 0.1, 0.5});
   EXPECT_NEAR(frames.overhead_fraction, (0.25 + 0.1) / 100, 1e-12);
@@ -116,6 +116,20 @@ TEST(JobRiskTest, SpotRatesArePerProviderAndGpuClass) {
   EXPECT_DOUBLE_EQ(azure.interruptions_per_month, kAssumedInterruptionsPerMonth);
 }
 
+TEST(JobRiskTest, ComparingOnMoreNodesThanARecommendationPricesIsRefusedByName) {
+  Catalog catalog = FabricCatalog();
+  Workload w = Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "2e9"}});
+  const InstanceType* p4d = nullptr;
+  ASSERT_TRUE(catalog.FindInstance("p4d.24xlarge", &p4d).ok());
+  RecommendOptions o;
+  Recommendation r;
+  EXPECT_TRUE(RecommendOn(catalog, w, o, *p4d, 1024, &r).ok());
+  Status s = RecommendOn(catalog, w, o, *p4d, 1025, &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("nodes: 1025 is not allowed; at most 1024"), std::string::npos)
+      << s.message();
+}
+
 TEST(JobRiskTest, RiskGrowsWithNodesAndDuration) {
   Catalog catalog = FabricCatalog();
   Workload w = Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "2e9"}});
@@ -140,7 +154,8 @@ TEST(JobRiskTest, RiskGrowsWithNodesAndDuration) {
     EXPECT_GT(od->risk->mtbf_hours, spot->spot->mtbf_hours);
     EXPECT_NEAR(od->risk->hardware_mtbf_hours, kGpuHoursPerFailure / (8.0 * nodes), 1e-6);
   }
-  Workload longer = Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "2e10"}});
+  Workload longer =
+      Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "2e10"}});
   Recommendation a, b;
   ASSERT_TRUE(RecommendOn(catalog, w, o, *p4d, 2, &a).ok());
   ASSERT_TRUE(RecommendOn(catalog, longer, o, *p4d, 2, &b).ok());
@@ -157,12 +172,14 @@ TEST(JobRiskTest, AFortyHourMultiNodeJobCheckpointsEvenOnDemand) {
   ASSERT_TRUE(catalog.FindInstance("p4d.24xlarge", &p4d).ok());
   RecommendOptions o;
   o.pricing = {PricingMode::kOnDemand};
-  Workload probe = Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e9"}});
+  Workload probe =
+      Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"tokens", "1e9"}});
   Recommendation r;
   ASSERT_TRUE(RecommendOn(catalog, probe, o, *p4d, 4, &r).ok());
   ASSERT_FALSE(r.ranked.empty());
   double tokens_per_hour = r.ranked.front().estimate->throughput * 3600;
-  Workload forty = Built(catalog, {{"kind", "train"}, {"model", "Llama-3.1-8B"},
+  Workload forty = Built(catalog, {{"kind", "train"},
+                                   {"model", "Llama-3.1-8B"},
                                    {"tokens", std::to_string(40 * tokens_per_hour)}});
   ASSERT_TRUE(RecommendOn(catalog, forty, o, *p4d, 4, &r).ok());
   ASSERT_FALSE(r.ranked.empty());
@@ -225,7 +242,8 @@ TEST(JobRiskTest, MultiNodeTrainingNeedsTheFabricTheInstanceHas) {
   if (c != nullptr) {
     // Kept only when the all-reduce takes less than half of each step, and then said.
     bool warned = false;
-    for (const std::string& warning : c->warnings) warned |= warning.find("without RDMA") != std::string::npos;
+    for (const std::string& warning : c->warnings)
+      warned |= warning.find("without RDMA") != std::string::npos;
     EXPECT_TRUE(warned);
     EXPECT_LT(c->estimate->time.communication_s, 0.5 * c->estimate->time.step_s);
   } else {

@@ -156,8 +156,12 @@ TEST_F(ServerTest, AnUnknownCurrencyNamesTheRequestsField) {
   EXPECT_EQ(error.rfind("options.currency: 'XYZ' has no rate; known: ", 0), 0u) << error;
   EXPECT_NE(error.find("USD"), std::string::npos) << error;
   EXPECT_EQ(error.find("--"), std::string::npos) << error;
-  // Nor do the options the recommender checks again (it names its flags).
-  for (const char* options : {R"({"pricing": []})"}) {
+  // Nor do the options the recommender checks itself (it names them; the API puts them under
+  // "options.").
+  for (const char* options :
+       {R"({"pricing": []})", R"({"serving_hours": 0.002})", R"({"min_gpus": 8, "max_gpus": 4})",
+        R"({"regions": ["nowhere-1"]})", R"({"exclude_costs": ["compute"]})",
+        R"({"instances": ["no.such.type"]})", R"({"exclude_gpus": ["NoSuchGpu"]})"}) {
     res = client_->Post("/v1/recommend",
                         std::string(R"({"workload": {"kind": "lora", "model": "Llama-3.1-8B"},
                                         "options": )") +

@@ -123,6 +123,14 @@ void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Wor
                         const JobBillInput& in, const std::vector<std::string>& excluded,
                         const std::function<void(CostLine&&)>& visit);
 
+// The optional lines `excluded` leaves out, as bits in OptionalCostLines() order (bit 0 egress).
+unsigned ExcludedCostLines(const std::vector<std::string>& excluded);
+// The amounts of the lines ForEachJobCostLine would make, without their words: `total` plus each
+// line left in, in bill order (an unknown amount adds nothing), for callers that price thousands
+// of offers. `in.rows` must be set.
+double AddJobCostAmounts(const CostData& costs, const Workload& w, const JobBillInput& in,
+                         unsigned excluded_lines, double total);
+
 }  // namespace cloudfit
 
 #endif  // CLOUDFIT_COST_H_

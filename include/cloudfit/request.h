@@ -21,6 +21,8 @@ struct RecommendRequest {
   // What the workload was decoded from, as canonical JSON (its fields and calibration): equal
   // keys decode to equal workloads on one catalog (the EstimateCache's key).
   std::string workload_key;
+  // Where the options were in the request: "options." in the API's form, "" in the flat one.
+  std::string options_path;
 };
 
 // The request, in one of two forms:
@@ -46,6 +48,11 @@ const std::vector<std::string>& RecommendOptionNames();
 // capacity is reclaimed, so unless `pricing` or `spot` was given they are priced on demand only.
 void FinalizeRecommendOptions(const Workload& w, const std::set<std::string>& given,
                               RecommendOptions* o);
+
+// `status` with the option it names given its place in `request`: the recommender names its
+// options by their names ("max_nodes: must be in [1, 1024]"), the API's form puts them under
+// "options.". Other messages are returned as they are.
+Status WithRequestOptionPath(const RecommendRequest& request, const Status& status);
 
 }  // namespace cloudfit
 

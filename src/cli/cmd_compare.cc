@@ -1,8 +1,8 @@
 // cloudfit compare: two to five instance types (or GPU counts) side by side for one workload.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cli/request_flags.h"
@@ -36,7 +36,7 @@ void Run(const GlobalOptions& global, const CompareFlags& f) {
   const Workload& w = decoded.workload;
   const RecommendOptions& o = decoded.options;
   Comparison c;
-  ThrowIfError(Compare(catalog, w, o, f.choices, &c));
+  ThrowIfError(WithFlagNames(Compare(catalog, w, o, f.choices, &c)));
   if (f.format.json) {
     PrintJson(ComparisonToJson(w, o, c));
     return;
@@ -67,8 +67,9 @@ void AddCompareCommand(CLI::App* app, const GlobalOptions* global) {
   auto f = std::make_shared<CompareFlags>();
   CLI::App* c = app->add_subcommand(
       "compare", "Two to five instance types or GPU counts side by side for one workload");
-  c->add_option("choices", f->choices,
-                "Instance types (p4d.24xlarge, p4d.24xlarge:2 for two nodes) or GPU counts (4xH100)")
+  c->add_option(
+       "choices", f->choices,
+       "Instance types (p4d.24xlarge, p4d.24xlarge:2 for two nodes) or GPU counts (4xH100)")
       ->required();
   AddWorkloadFlags(c, &f->workload);
   AddCalibrationFlags(c, &f->calibration);

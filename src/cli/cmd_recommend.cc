@@ -143,8 +143,8 @@ bool RunLine(const Catalog& catalog, const nlohmann::json& base_options, const s
   Status s = DecodeRecommendRequest(catalog, request, &decoded);
   Recommendation r;
   if (s.ok()) {
-    s = Recommend(catalog, decoded.workload, decoded.options, &r,
-                  cache->For(decoded.workload_key).get());
+    s = WithRequestOptionPath(decoded, Recommend(catalog, decoded.workload, decoded.options, &r,
+                                                 cache->For(decoded.workload_key).get()));
   }
   if (!s.ok()) return fail(id, s.message());
   // {"id":..,"ok":true,"recommendation":{..}}: the members in the order a document keeps them.
@@ -202,7 +202,7 @@ void Run(const GlobalOptions& global, const RecommendFlags& f) {
   ApplyTaskFlags(catalog, f.task, options.contains("pricing") || options.contains("spot"), &o);
   Recommendation r;
   if (!f.why_not.empty()) o.describe_instances.push_back(f.why_not);
-  ThrowIfError(Recommend(catalog, w, o, &r));
+  ThrowIfError(WithFlagNames(Recommend(catalog, w, o, &r)));
   if (f.hooks.consume) return f.hooks.consume(catalog, w, o, r);
   if (!f.plot.empty()) WritePlot(f.plot, ParetoSvg(r, o.currency));
   if (!f.why_not.empty()) {

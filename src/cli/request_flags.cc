@@ -1,9 +1,9 @@
 #include "cli/request_flags.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "cloudfit/request.h"
 #include "util/file.h"
@@ -29,7 +29,8 @@ void Value(CLI::App* c, OptionFlags* f, const std::string& flag, const std::stri
 
 void Flag(CLI::App* c, OptionFlags* f, const std::string& flag, const std::string& name, bool value,
           const std::string& help) {
-  c->add_flag_function(flag, [f, name, value](std::int64_t) { f->values[name] = value; }, help);
+  c->add_flag_function(
+      flag, [f, name, value](std::int64_t) { f->values[name] = value; }, help);
 }
 
 void AddCostFlags(CLI::App* c, OptionFlags* f) {
@@ -70,10 +71,12 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
   Value(c, f, "--currency", "currency", "Currency of prices and budget (default USD)");
   if (ranking) Value(c, f, "--objective", "objective", "cheapest (default), fastest or balanced");
   Value(c, f, "--serving-hours", "serving_hours", "Hours of serving priced (default 730, a month)");
-  Value(c, f, "--hours", "hours", "Price this many hours of use instead of the job's estimated duration");
+  Value(c, f, "--hours", "hours",
+        "Price this many hours of use instead of the job's estimated duration");
   Flag(c, f, "--scale-to-zero", "scale_to_zero", true, "Serving may scale to zero replicas");
   if (ranking) {
-    Flag(c, f, "--all-regions", "all_regions", true, "List every region, not only each type's best");
+    Flag(c, f, "--all-regions", "all_regions", true,
+         "List every region, not only each type's best");
     Value(c, f, "--top", "top", "Show the first N (default 10; 0 = all)");
   }
   AddCostFlags(c, f);
@@ -85,9 +88,9 @@ void AddRecommendOptionFlags(CLI::App* c, OptionFlags* f, bool ranking) {
       filters.push_back(name);
     }
   }
-  std::vector<std::string> pricing = {"--deadline-hours", "--budget", "--pricing", "--currency",
-                                      "--serving-hours", "--hours", "--scale-to-zero",
-                                      "--max-spot-nodes", "--exclude-cost"};
+  std::vector<std::string> pricing = {"--deadline-hours", "--budget",         "--pricing",
+                                      "--currency",       "--serving-hours",  "--hours",
+                                      "--scale-to-zero",  "--max-spot-nodes", "--exclude-cost"};
   if (ranking) {
     for (const char* name : {"--objective", "--all-regions", "--top"}) pricing.push_back(name);
   }
@@ -148,12 +151,18 @@ nlohmann::json MergeOptions(const nlohmann::json& line, const nlohmann::json& op
 
 Status WithFlagNames(const Status& status) {
   if (status.ok()) return status;
-  static const std::map<std::string, std::string> kFlags = {
-      {"providers", "--provider"},         {"regions", "--region"},
-      {"gpus", "--gpu"},                   {"exclude_gpus", "--exclude-gpu"},
-      {"instances", "--instance"},         {"exclude_costs", "--exclude-cost"},
-      {"include_cpu", "--no-cpu"},         {"spot", "--no-spot"},
-      {"scale_to_zero", "--scale-to-zero"}};
+  static const std::map<std::string, std::string> kFlags = {{"providers", "--provider"},
+                                                            {"regions", "--region"},
+                                                            {"gpus", "--gpu"},
+                                                            {"exclude_gpus", "--exclude-gpu"},
+                                                            {"instances", "--instance"},
+                                                            {"exclude_costs", "--exclude-cost"},
+                                                            {"include_cpu", "--no-cpu"},
+                                                            {"spot", "--no-spot"},
+                                                            {"scale_to_zero", "--scale-to-zero"},
+                                                            {"min_gpus", "--total-gpus-min"},
+                                                            {"max_gpus", "--total-gpus-max"},
+                                                            {"max_nodes", "--nodes-max"}};
   const std::string& m = status.message();
   size_t colon = m.find(':');
   if (colon == std::string::npos) return status;

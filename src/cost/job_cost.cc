@@ -109,11 +109,23 @@ double EgressGb(const CostData& costs, const Workload& w, const JobBillInput& in
   return 0;
 }
 
+// The egress amount for `gb` sent out: the provider's rate, else (unknown is never free) the
+// highest known rate for the destination; nullopt when no rate is known at all.
+std::optional<double> EgressAmount(const BillRows& rows, double gb) {
+  if (gb <= 0) return 0.0;
+  const EgressPrice* price = rows.egress;
+  if (price == nullptr || !price->usd_per_gb) price = rows.highest_egress;
+  if (price == nullptr) return std::nullopt;
+  return Usd(rows, gb * *price->usd_per_gb);
+}
+
 CostLine Egress(const CostData& costs, const BillRows& rows, const Workload& w,
                 const JobBillInput& in) {
   CostLine line{"egress", 0.0, "", ""};
   std::string how;
   double gb = EgressGb(costs, w, in, &how);
+  line.amount = EgressAmount(rows, gb);
+  if (!in.with_text) return line;
   const std::string& provider = in.instance->provider;
   const EgressPrice* price = rows.egress;
   if (gb <= 0) {
@@ -121,17 +133,12 @@ CostLine Egress(const CostData& costs, const BillRows& rows, const Workload& w,
     return line;
   }
   if (price == nullptr || !price->usd_per_gb) {
-    // Unknown is never free: the highest known rate for the destination, stated.
     const EgressPrice* highest = rows.highest_egress;
     if (highest == nullptr) {
-      line.amount.reset();
-      if (!in.with_text) return line;
       line.detail =
           fmt::format("{} GB to the {}: no known price", FormatNumber(gb, 1), w.egress_to);
       return line;
     }
-    line.amount = Usd(rows, gb * *highest->usd_per_gb);
-    if (!in.with_text) return line;
     line.detail = fmt::format(
         "{} GB ({}) x {} USD/GB to the {}: assumed, {}'s price is unknown "
         "(the highest known, {}'s)",
@@ -140,8 +147,6 @@ CostLine Egress(const CostData& costs, const BillRows& rows, const Workload& w,
     line.source = "data/costs/egress.csv: " + highest->source;
     return line;
   }
-  line.amount = Usd(rows, gb * *price->usd_per_gb);
-  if (!in.with_text) return line;
   line.detail = fmt::format(
       "{} GB ({}) x {} USD/GB to the {} ({}'s free allowance per account "
       "not counted)",
@@ -150,43 +155,56 @@ CostLine Egress(const CostData& costs, const BillRows& rows, const Workload& w,
   return line;
 }
 
-CostLine Storage(const BillRows& rows, const Workload& w, const JobBillInput& in) {
-  CostLine line{"storage", 0.0, "", ""};
-  std::string how;
-  double bytes = DatasetBytes(w, in.with_text ? &how : nullptr);
+// Bytes kept in storage over the run: the data set, the checkpoints kept and, for a service, the
+// weights it serves. `how` may be null: the amount alone.
+double StorageBytes(const Workload& w, const JobBillInput& in, std::string* how) {
+  double bytes = DatasetBytes(w, how);
   double checkpoints = in.checkpoint_bytes * w.checkpoints_kept;
-  if (checkpoints > 0 && in.with_text) {
-    how += fmt::format(" + {} checkpoints x {}", w.checkpoints_kept, Gb(in.checkpoint_bytes));
+  if (checkpoints > 0 && how) {
+    *how += fmt::format(" + {} checkpoints x {}", w.checkpoints_kept, Gb(in.checkpoint_bytes));
   }
   if (w.is_service() && w.model.params > 0) {
     bytes += w.model.params * 2;
-    if (in.with_text) how = fmt::format("model weights {}", Gb(w.model.params * 2));
+    if (how) *how = fmt::format("model weights {}", Gb(w.model.params * 2));
   }
-  bytes += checkpoints;
+  return bytes + checkpoints;
+}
+
+// The provider's storage row, else (unknown is never free) the highest known; null when none.
+const StoragePrice* StorageRow(const BillRows& rows) {
+  if (rows.storage != nullptr && rows.storage->usd_per_gb_month) return rows.storage;
+  return rows.highest_storage;
+}
+
+std::optional<double> StorageAmount(const BillRows& rows, double bytes, double hours) {
+  if (bytes <= 0) return 0.0;
+  const StoragePrice* price = StorageRow(rows);
+  if (price == nullptr) return std::nullopt;
+  return Usd(rows, bytes / kGB * *price->usd_per_gb_month * (hours / kHoursPerMonth));
+}
+
+CostLine Storage(const BillRows& rows, const Workload& w, const JobBillInput& in) {
+  CostLine line{"storage", 0.0, "", ""};
+  std::string how;
+  double bytes = StorageBytes(w, in, in.with_text ? &how : nullptr);
+  line.amount = StorageAmount(rows, bytes, in.hours);
+  if (!in.with_text) return line;
   double months = in.hours / kHoursPerMonth;
   if (bytes <= 0) {
     line.detail = how;
     return line;
   }
-  const StoragePrice* price = rows.storage;
-  std::string assumed;
-  if (price == nullptr || !price->usd_per_gb_month) {
-    // Unknown is never free: the highest known rate, stated.
-    price = rows.highest_storage;
-    if (price == nullptr) {
-      line.amount.reset();
-      if (!in.with_text) return line;
-      line.detail =
-          fmt::format("{} for {} h: no known storage price", Gb(bytes), FormatNumber(in.hours, 1));
-      return line;
-    }
-    if (in.with_text) {
-      assumed = fmt::format(": assumed, {}'s price is unknown (the highest known, {}'s)",
-                            in.instance->provider, price->provider);
-    }
+  const StoragePrice* price = StorageRow(rows);
+  if (price == nullptr) {
+    line.detail =
+        fmt::format("{} for {} h: no known storage price", Gb(bytes), FormatNumber(in.hours, 1));
+    return line;
   }
-  line.amount = Usd(rows, bytes / kGB * *price->usd_per_gb_month * months);
-  if (!in.with_text) return line;
+  std::string assumed;
+  if (price != rows.storage) {
+    assumed = fmt::format(": assumed, {}'s price is unknown (the highest known, {}'s)",
+                          in.instance->provider, price->provider);
+  }
   line.detail = fmt::format("{} ({}) x {} USD/GB-month x {} months{}", Gb(bytes), how,
                             FormatNumber(*price->usd_per_gb_month, 3),
                             FormatNumber(months, months < 1 ? 3 : 2), assumed);
@@ -194,12 +212,15 @@ CostLine Storage(const BillRows& rows, const Workload& w, const JobBillInput& in
   return line;
 }
 
-CostLine Startup(const JobBillInput& in) {
-  CostLine line{"startup", 0.0, "", ""};
+double StartupAmount(const JobBillInput& in) {
   double nodes = static_cast<double>(in.nodes) * in.replicas;
-  double hours = in.startup.total_s() / 3600;
-  line.amount = nodes * hours * in.node_price_per_hour;
+  return nodes * (in.startup.total_s() / 3600) * in.node_price_per_hour;
+}
+
+CostLine Startup(const JobBillInput& in) {
+  CostLine line{"startup", StartupAmount(in), "", ""};
   if (!in.with_text) return line;
+  double nodes = static_cast<double>(in.nodes) * in.replicas;
   line.detail = fmt::format(
       "{} node(s) x {:.1f} min (boot {:.0f} s, image {} at {} MB/s {:.0f} s, model {} {:.0f} s) "
       "x {}/h",
@@ -210,6 +231,25 @@ CostLine Startup(const JobBillInput& in) {
       FormatNumber(in.node_price_per_hour, 3));
   line.source = "assumptions: 120 s boot, 250 MB/s image pull, downloads at min(network, 1 GB/s)";
   return line;
+}
+
+// Seconds billed beyond the run on each node over all its starts, by the provider's minimum and
+// increment; 0 for a commitment (billed for its term) or without a rule (per second assumed).
+double BilledExtraSeconds(const BillRows& rows, const JobBillInput& in) {
+  const BillingRule* rule = rows.billing;
+  if (in.mode == PricingMode::kReserved1y || in.mode == PricingMode::kReserved3y ||
+      rule == nullptr) {
+    return 0;
+  }
+  double run_s = in.hours * 3600 + in.startup.total_s();
+  double billed =
+      std::max(rule->minimum_s, std::ceil(run_s / rule->increment_s) * rule->increment_s);
+  return std::max(0.0, billed - run_s) * in.starts;
+}
+
+double BillingAmount(const BillRows& rows, const JobBillInput& in) {
+  double nodes = static_cast<double>(in.nodes) * in.replicas;
+  return nodes * BilledExtraSeconds(rows, in) / 3600 * in.node_price_per_hour;
 }
 
 CostLine Billing(const BillRows& rows, const JobBillInput& in) {
@@ -223,62 +263,76 @@ CostLine Billing(const BillRows& rows, const JobBillInput& in) {
     line.detail = "no billing rule for " + in.instance->provider + ": per-second assumed";
     return line;
   }
-  double run_s = in.hours * 3600 + in.startup.total_s();
-  double billed =
-      std::max(rule->minimum_s, std::ceil(run_s / rule->increment_s) * rule->increment_s);
-  double extra_s = std::max(0.0, billed - run_s) * in.starts;
-  double nodes = static_cast<double>(in.nodes) * in.replicas;
-  line.amount = nodes * extra_s / 3600 * in.node_price_per_hour;
+  line.amount = BillingAmount(rows, in);
   if (!in.with_text) return line;
   line.detail = fmt::format(
       "{} node(s) x {:.0f} s rounded up ({} s increments, {} s minimum per "
       "start)",
-      FormatNumber(nodes, 0), extra_s, FormatNumber(rule->increment_s, 0),
-      FormatNumber(rule->minimum_s, 0));
+      FormatNumber(static_cast<double>(in.nodes) * in.replicas, 0), BilledExtraSeconds(rows, in),
+      FormatNumber(rule->increment_s, 0), FormatNumber(rule->minimum_s, 0));
   line.source = "data/costs/billing.csv: " + rule->source;
   return line;
 }
 
+// Hours a licence is paid for: the run and its start-up.
+double LicencedHours(const JobBillInput& in) { return in.hours + in.startup.total_s() / 3600; }
+
+// The licence seats of the run: Windows Server per vCPU, RTX Virtual Workstation per CAD
+// session, where the provider prices them.
+struct LicenceSeats {
+  const LicencePrice* windows = nullptr;
+  double windows_vcpus = 0;
+  const LicencePrice* rtx_vws = nullptr;
+  bool any() const { return windows != nullptr || rtx_vws != nullptr; }
+};
+
+LicenceSeats SeatsOf(const BillRows& rows, const Workload& w, const JobBillInput& in) {
+  LicenceSeats seats;
+  if (w.uses_windows() && rows.windows != nullptr && rows.windows->usd) {
+    seats.windows = rows.windows;
+    seats.windows_vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
+  }
+  if (w.kind == WorkloadKind::kCad && in.instance->has_gpu() && rows.rtx_vws != nullptr &&
+      rows.rtx_vws->usd) {
+    seats.rtx_vws = rows.rtx_vws;
+  }
+  return seats;
+}
+
+double LicencesAmount(const BillRows& rows, const LicenceSeats& seats, const JobBillInput& in) {
+  if (!seats.any()) return 0;
+  double hours = LicencedHours(in);
+  double usd = 0;
+  if (seats.windows) usd += seats.windows_vcpus * hours * *seats.windows->usd;
+  if (seats.rtx_vws) usd += in.sessions * hours * *seats.rtx_vws->usd;
+  return Usd(rows, usd);
+}
+
 CostLine Licences(const BillRows& rows, const Workload& w, const JobBillInput& in) {
   CostLine line{"licences", 0.0, "", ""};
-  std::vector<std::string> parts, sources;
-  bool licensed = false;
-  double usd = 0;
-  double hours = in.hours + in.startup.total_s() / 3600;
-  if (w.uses_windows()) {
-    const LicencePrice* p = rows.windows;
-    if (p != nullptr && p->usd) {
-      double vcpus = static_cast<double>(in.instance->vcpus) * in.nodes * in.replicas;
-      usd += vcpus * hours * *p->usd;
-      licensed = true;
-      if (in.with_text)
-        parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD",
-                                    FormatNumber(vcpus, 0), FormatNumber(hours, 1),
-                                    FormatNumber(*p->usd, 3)));
-      sources.push_back(p->source);
-    }
-  }
-  if (w.kind == WorkloadKind::kCad && in.instance->has_gpu()) {
-    const LicencePrice* p = rows.rtx_vws;
-    if (p != nullptr && p->usd) {
-      usd += in.sessions * hours * *p->usd;
-      licensed = true;
-      if (in.with_text)
-        parts.push_back(fmt::format(
-            "RTX Virtual Workstation {} seats x {} h x {} USD{}", FormatNumber(in.sessions, 0),
-            FormatNumber(hours, 1), FormatNumber(*p->usd, 4),
-            *p->usd == 0 ? " (included by " + in.instance->provider + ")" : ""));
-      sources.push_back(p->source);
-    }
-  }
-  if (!licensed) {
-    if (!in.with_text) return line;
+  LicenceSeats seats = SeatsOf(rows, w, in);
+  line.amount = LicencesAmount(rows, seats, in);
+  if (!in.with_text) return line;
+  if (!seats.any()) {
     line.detail = "none needed (os linux" +
                   std::string(w.kind == WorkloadKind::kCad ? "" : ", no CAD seats") + ")";
     return line;
   }
-  line.amount = Usd(rows, usd);
-  if (!in.with_text) return line;
+  double hours = LicencedHours(in);
+  std::vector<std::string> parts, sources;
+  if (const LicencePrice* p = seats.windows) {
+    parts.push_back(fmt::format("Windows Server {} vCPUs x {} h x {} USD",
+                                FormatNumber(seats.windows_vcpus, 0), FormatNumber(hours, 1),
+                                FormatNumber(*p->usd, 3)));
+    sources.push_back(p->source);
+  }
+  if (const LicencePrice* p = seats.rtx_vws) {
+    parts.push_back(
+        fmt::format("RTX Virtual Workstation {} seats x {} h x {} USD{}",
+                    FormatNumber(in.sessions, 0), FormatNumber(hours, 1), FormatNumber(*p->usd, 4),
+                    *p->usd == 0 ? " (included by " + in.instance->provider + ")" : ""));
+    sources.push_back(p->source);
+  }
   line.detail = Join(parts, "; ");
   line.source = "data/costs/licences.csv: " + Join(sources, " ");
   return line;
@@ -357,6 +411,32 @@ void ForEachJobCostLine(const Catalog& catalog, const CostData& costs, const Wor
   if (!Excluded(excluded, "startup")) visit(Startup(in));
   if (!Excluded(excluded, "billing")) visit(Billing(rows, in));
   if (!Excluded(excluded, "licences")) visit(Licences(rows, w, in));
+}
+
+unsigned ExcludedCostLines(const std::vector<std::string>& excluded) {
+  const std::vector<std::string>& names = OptionalCostLines();
+  unsigned lines = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (Excluded(excluded, names[i])) lines |= 1u << i;
+  }
+  return lines;
+}
+
+double AddJobCostAmounts(const CostData& costs, const Workload& w, const JobBillInput& in,
+                         unsigned excluded_lines, double total) {
+  const BillRows& rows = *in.rows;
+  // Bits in OptionalCostLines() order; the amounts are added in bill order, as
+  // ForEachJobCostLine hands the lines out, so the totals agree to the last bit.
+  auto kept = [&](int line) { return (excluded_lines & (1u << line)) == 0; };
+  if (kept(0)) {
+    std::string unused;  // EgressGb words it only with text
+    total += EgressAmount(rows, EgressGb(costs, w, in, &unused)).value_or(0);
+  }
+  if (kept(1)) total += StorageAmount(rows, StorageBytes(w, in, nullptr), in.hours).value_or(0);
+  if (kept(2)) total += StartupAmount(in);
+  if (kept(3)) total += BillingAmount(rows, in);
+  if (kept(4)) total += LicencesAmount(rows, SeatsOf(rows, w, in), in);
+  return total;
 }
 
 std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs, const Workload& w,

@@ -16,14 +16,14 @@ namespace cloudfit {
 namespace {
 
 Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
-                  const char* flag) {
+                  const char* field) {
   for (const std::string& w : wanted) {
-    if (Status named = CheckName(fmt::format("--{}", flag), w); !named.ok()) return named;
+    if (Status named = CheckName(field, w); !named.ok()) return named;
     bool found = false;
     for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
     if (found) continue;
     std::vector<std::string> names(known.begin(), known.end());
-    return Status::InvalidArgument(fmt::format("--{}: unknown value '{}'{}", flag, Shown(w),
+    return Status::InvalidArgument(fmt::format("{}: unknown value '{}'{}", field, Shown(w),
                                                DidYouMean(ClosestNames(w, names))));
   }
   return Status::OK();
@@ -228,53 +228,54 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
   const RecommendOptions& o = ctx->options;
   const Catalog& catalog = ctx->catalog;
   if (!catalog.FindCurrency(o.currency)) {
-    return Status::InvalidArgument("--currency: '" + Shown(o.currency) + "' has no rate");
+    return Status::InvalidArgument("currency: '" + Shown(o.currency) + "' has no rate");
   }
   // NaN and infinities first (util/validate.h): every comparison below is false for NaN.
   const std::pair<const char*, std::optional<double>> numbers[] = {
-      {"--deadline-hours", o.deadline_hours},
-      {"--budget", o.budget},
-      {"--min-gpus", o.min_gpus},
-      {"--max-gpus", o.max_gpus},
-      {"--hours", o.fixed_hours},
-      {"--serving-hours", o.serving_hours}};
-  for (const auto& [flag, value] : numbers) {
+      {"deadline_hours", o.deadline_hours},
+      {"budget", o.budget},
+      {"min_gpus", o.min_gpus},
+      {"max_gpus", o.max_gpus},
+      {"hours", o.fixed_hours},
+      {"serving_hours", o.serving_hours}};
+  for (const auto& [field, value] : numbers) {
     if (!value) continue;
-    Status finite = CheckNumber(flag, *value, -DBL_MAX, DBL_MAX);
+    Status finite = CheckNumber(field, *value, -DBL_MAX, DBL_MAX);
     if (!finite.ok()) return finite;
   }
   if (o.deadline_hours && *o.deadline_hours <= 0) {
-    return Status::InvalidArgument("--deadline-hours: must be above 0");
+    return Status::InvalidArgument("deadline_hours: must be above 0");
   }
   // A month of serving is 730 hours; up to a century may be priced, and not less than a minute.
   if (o.serving_hours < 1.0 / 60 || o.serving_hours > 876000) {
-    return Status::InvalidArgument(
-        fmt::format("--serving-hours: {} is not allowed; hours of serving in [0.0167, 876000]",
-                    o.serving_hours));
+    return Status::InvalidArgument(fmt::format(
+        "serving_hours: {} is not allowed; hours of serving in [0.0167, 876000]", o.serving_hours));
   }
-  if (o.budget && *o.budget <= 0) return Status::InvalidArgument("--budget: must be above 0");
-  for (const auto& [flag, value] :
-       {std::pair("--min-gpus", o.min_gpus), std::pair("--max-gpus", o.max_gpus)}) {
+  if (o.budget && *o.budget <= 0) return Status::InvalidArgument("budget: must be above 0");
+  for (const auto& [field, value] :
+       {std::pair("min_gpus", o.min_gpus), std::pair("max_gpus", o.max_gpus)}) {
     if (value && (*value < 0 || *value > kMaxTotalDevices)) {
       return Status::InvalidArgument(fmt::format(
-          "{}: {} is not allowed; a number of GPUs in [0, {}]", flag, *value, kMaxTotalDevices));
+          "{}: {} is not allowed; a number of GPUs in [0, {}]", field, *value, kMaxTotalDevices));
     }
   }
   if (o.min_gpus && o.max_gpus && *o.min_gpus > *o.max_gpus) {
-    return Status::InvalidArgument("--total-gpus-min: above --total-gpus-max");
+    return Status::InvalidArgument(fmt::format("min_gpus: {} is above the most GPUs asked for ({})",
+                                               *o.min_gpus, *o.max_gpus));
   }
   if (o.fixed_hours && (*o.fixed_hours <= 0 || *o.fixed_hours > 1e6)) {
-    return Status::InvalidArgument("--hours: must be in (0, 1000000]");
+    return Status::InvalidArgument("hours: must be in (0, 1000000]");
   }
-  if (o.max_nodes < 1 || o.max_nodes > 1024) {
-    return Status::InvalidArgument("--nodes-max: must be in [1, 1024]");
+  if (o.max_nodes < 1 || o.max_nodes > kMaxRecommendNodes) {
+    return Status::InvalidArgument(
+        fmt::format("max_nodes: must be in [1, {}]", kMaxRecommendNodes));
   }
-  if (o.pricing.empty()) return Status::InvalidArgument("--pricing: give at least one mode");
+  if (o.pricing.empty()) return Status::InvalidArgument("pricing: give at least one mode");
   for (const std::string& line : o.excluded_costs) {
     const std::vector<std::string>& known = OptionalCostLines();
     if (std::find(known.begin(), known.end(), line) == known.end()) {
       return Status::InvalidArgument(
-          fmt::format("--exclude-cost: '{}' is not one of {}", Shown(line), Join(known, ", ")));
+          fmt::format("exclude_costs: '{}' is not one of {}", Shown(line), Join(known, ", ")));
     }
   }
 
@@ -286,26 +287,26 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
       for (const RegionPrice& r : t.regions) regions.insert(r.region);
     }
   }
-  Status s = CheckNames(o.providers, providers, "provider");
-  if (s.ok()) s = CheckNames(o.regions, regions, "region");
+  Status s = CheckNames(o.providers, providers, "providers");
+  if (s.ok()) s = CheckNames(o.regions, regions, "regions");
   for (const std::string& g : o.gpus) {
     const Accelerator* a = nullptr;
     if (s.ok() && !(s = catalog.FindAccelerator(g, &a)).ok()) {
-      s = Status::InvalidArgument("--gpu: " + s.message());
+      s = Status::InvalidArgument("gpus: " + s.message());
     }
     if (a) ctx->include_gpus.insert(a);
   }
   for (const std::string& g : o.exclude_gpus) {
     const Accelerator* a = nullptr;
     if (s.ok() && !(s = catalog.FindAccelerator(g, &a)).ok()) {
-      s = Status::InvalidArgument("--exclude-gpu: " + s.message());
+      s = Status::InvalidArgument("exclude_gpus: " + s.message());
     }
     if (a) ctx->exclude_gpus.insert(a);
   }
   for (const std::string& name : o.instances) {
     const InstanceType* t = nullptr;
     if (s.ok() && !(s = catalog.FindInstance(name, &t)).ok()) {
-      s = Status::InvalidArgument("--instance: " + s.message());
+      s = Status::InvalidArgument("instances: " + s.message());
     }
   }
   if (s.ok() && ctx->workload.amount_assumed && !o.fixed_hours) {

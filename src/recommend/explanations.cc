@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
-#include <set>
 
 #include "cloudfit/catalog_info.h"
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
 #include "util/date.h"
+#include "util/seen_set.h"
 #include "util/strings.h"
 
 namespace cloudfit {
@@ -157,10 +158,10 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
     int oldest_days = 0;
   };
   std::map<std::string, Stale> by_provider;
-  std::set<const RegionPrice*> seen;  // a row ranked in several modes counts once
+  SeenSet seen(out->ranked.size());  // a row ranked in several modes counts once
   for (const Candidate& c : out->ranked) {
     const RegionPrice& r = *c.region;
-    if (!seen.insert(&r).second) continue;
+    if (!seen.Insert(reinterpret_cast<uintptr_t>(&r))) continue;
     bool undated = !r.as_of_known();
     if (!undated && ctx.today_days - r.as_of_days <= kStalePriceDays) continue;
     Stale& s = by_provider[c.instance->provider];

@@ -62,8 +62,11 @@ WorkUnits UnitsOf(const Workload& w, const Estimate& e) {
 
 // GCP's sustained-use discount on N1 machines and the GPUs attached to them: each quarter of
 // the month is billed at a lower rate (data/discounts.csv documents the tiers and the source).
-double SustainedUseFactor(const InstanceType& t, double hours_in_month) {
-  if (t.provider != "gcp" || !StartsWith(ToLower(t.family), "n1")) return 1;
+bool HasSustainedUseDiscount(const InstanceType& t) {
+  return t.provider == "gcp" && StartsWith(ToLower(t.family), "n1");
+}
+
+double SustainedUseFactor(double hours_in_month) {
   static const double kTierStart[] = {0, 182.5, 365, 547.5};
   static const double kTierRate[] = {1.0, 0.8, 0.6, 0.4};
   double h = std::min(hours_in_month, 730.0);
@@ -86,10 +89,8 @@ double CheckpointBytes(const Workload& w, const Estimate& e) {
   return (e.memory.weights_bytes + e.memory.optimizer_bytes) * std::max(1.0, shards);
 }
 
-bool Excluded(const RecommendOptions& o, const std::string& line) {
-  return std::find(o.excluded_costs.begin(), o.excluded_costs.end(), line) !=
-         o.excluded_costs.end();
-}
+// The start-up line's bit in RecommendContext::excluded_cost_lines (OptionalCostLines order).
+constexpr unsigned kStartupLine = 1u << 2;
 
 // The risk of a job run: spot interruptions (spot mode) and GPU failures (every mode). Nodes of
 // a synchronous job (training) stop together; independent ones (frames, files) do not.
@@ -232,12 +233,13 @@ struct OfferBasis {
              const std::shared_ptr<const Estimate>& e)
       : t(type), nodes(node_count), estimate(e), run(RunOf(ctx, *e)) {
     const Workload& w = ctx.workload;
-    if (!Excluded(ctx.options, "startup")) startup = EstimateStartup(w, t);
+    if ((ctx.excluded_cost_lines & kStartupLine) == 0) startup = EstimateStartup(w, t);
     startup_hours = startup.total_s() / 3600;
     checkpoint_bytes = CheckpointBytes(w, *e);
     units = UnitsOf(w, *e);
     missing_licence = MissingLicence(ctx.costs, w, t);
-    rows = FindBillRows(ctx.catalog, ctx.costs, w, t.provider, ctx.options.currency);
+    sustained_use = HasSustainedUseDiscount(t);
+    rows = ctx.BillRowsFor(t.provider);
   }
 
   // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
@@ -257,15 +259,16 @@ struct OfferBasis {
   double checkpoint_bytes = 0;
   WorkUnits units;
   std::string missing_licence;
-  BillRows rows;  // the provider's cost rows, for every offer's bill
+  bool sustained_use = false;  // GCP's sustained-use discount applies on demand
+  BillRows rows;               // the provider's cost rows, for every offer's bill
   std::optional<JobRisk> spot_risk, other_risk;
 };
 
 // One offer priced. Without `describe`, only its numbers and, when it is rejected, why: the
 // reasons, warnings and the bill's wording are made for the offers shown (DescribeCandidate),
 // from the same numbers.
-Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPrice& r,
-                PricingMode mode, bool describe) {
+void Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPrice& r, PricingMode mode,
+           bool describe, Candidate* out) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
   const InstanceType& t = basis->t;
@@ -273,7 +276,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   const int nodes = basis->nodes;
   const int replicas = basis->run.replicas;
   const double base_hours = basis->run.hours;
-  Candidate c;
+  Candidate& c = *out;  // default-constructed by the caller, in its final place
   c.instance = &t;
   c.region = &r;
   c.mode = mode;
@@ -316,7 +319,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
                     FormatNumber(compute_hours, 2), Money(unit_price, cur));
   }
   if (mode == PricingMode::kOnDemand) {
-    double factor = SustainedUseFactor(t, compute_hours);
+    double factor = basis->sustained_use ? SustainedUseFactor(compute_hours) : 1;
     if (factor < 1) {
       compute *= factor;
     }
@@ -341,7 +344,6 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
   bill.checkpoint_bytes = basis->checkpoint_bytes;
   bill.sessions = Sessions(w);
   bill.startup = startup;
-  bill.currency = cur;
   bill.rows = &basis->rows;
   bill.with_text = describe;
   // The total adds the lines in bill order, compute first, whether or not they are kept.
@@ -364,8 +366,7 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
       c.costs.push_back(std::move(line));
     });
   } else {
-    ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs,
-                       [&](CostLine&& line) { total += line.amount.value_or(0); });
+    total = AddJobCostAmounts(ctx.costs, w, bill, ctx.excluded_cost_lines, total);
   }
   c.total_cost = total;
   double extras = total - compute;
@@ -401,7 +402,6 @@ Candidate Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPric
     ExplainCandidate(ctx, t, r, est, &c);
     c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
   }
-  return c;
 }
 
 }  // namespace
@@ -416,26 +416,34 @@ void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nod
     for (PricingMode mode : o.pricing) {
       if (!r.price(mode)) continue;
       priced = true;
-      Candidate c = Price(ctx, &basis, r, mode, ctx.describe_all);
-      if (c.feasible())
-        out->ranked.push_back(std::move(c));
-      else
+      // Priced where it will stay: most offers are feasible, and a candidate is large.
+      Candidate& c = out->ranked.emplace_back();
+      Price(ctx, &basis, r, mode, ctx.describe_all, &c);
+      if (!c.feasible()) {
         out->rejected.push_back(std::move(c));
+        out->ranked.pop_back();
+      }
     }
-    if (!priced) {
-      std::vector<std::string> modes;
-      for (PricingMode m : o.pricing) modes.emplace_back(PricingModeName(m));
-      AddRejection(out, t, &r, nodes, "price unknown (" + Join(modes, ", ") + ")", e);
-    }
+    if (!priced) AddRejection(out, t, &r, nodes, ctx.PriceUnknownReason(), e);
   }
+}
+
+const std::string& RecommendContext::PriceUnknownReason() const {
+  if (price_unknown_reason_.empty()) {
+    std::vector<std::string> modes;
+    for (PricingMode m : options.pricing) modes.emplace_back(PricingModeName(m));
+    price_unknown_reason_ = "price unknown (" + Join(modes, ", ") + ")";
+  }
+  return price_unknown_reason_;
 }
 
 void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
   if (c->described || c->region == nullptr || !c->estimate) return;
   OfferBasis basis(ctx, *c->instance, c->nodes, c->estimate);
-  bool pareto = c->pareto;
-  *c = Price(ctx, &basis, *c->region, c->mode, true);
-  c->pareto = pareto;
+  Candidate described;
+  Price(ctx, &basis, *c->region, c->mode, true, &described);
+  described.pareto = c->pareto;
+  *c = std::move(described);
 }
 
 }  // namespace cloudfit

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
+#include <cstdint>
 
 #include "recommend/recommender.h"
+#include "util/seen_set.h"
 
 namespace cloudfit {
 
@@ -31,29 +30,23 @@ double Score(const RecommendContext& ctx, const Candidate& c) {
   return 0;
 }
 
+// The instance type, pricing mode and node count of an offer as one key.
+uint64_t OfferKindKey(const Candidate& c) {
+  // Instance types are 8-byte aligned objects in user space (below 2^47), node counts are at
+  // most kMaxRecommendNodes (1,024) and there are five pricing modes: the three fit in 64 bits
+  // exactly.
+  auto type = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.instance)) >> 3;
+  return type << 19 | static_cast<uint64_t>(c.mode) << 16 | static_cast<uint64_t>(c.nodes);
+}
+
 // Keeps the first (best) offer of each instance type, pricing mode and node count among the
 // places in `order`, and says how many region offers it left out.
 void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order, Recommendation* out) {
-  struct Key {
-    const InstanceType* instance;
-    PricingMode mode;
-    int nodes;
-    bool operator==(const Key& o) const {
-      return instance == o.instance && mode == o.mode && nodes == o.nodes;
-    }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<const void*>()(k.instance) ^ (static_cast<size_t>(k.mode) << 20) ^
-             (static_cast<size_t>(k.nodes) << 24);
-    }
-  };
-  std::unordered_set<Key, KeyHash> seen;
-  seen.reserve(order->size());
+  SeenSet seen(order->size());
   size_t kept = 0;
   for (size_t i : *order) {
     const Candidate& c = v[i];
-    if (seen.insert({c.instance, c.mode, c.nodes}).second) (*order)[kept++] = i;
+    if (seen.Insert(OfferKindKey(c))) (*order)[kept++] = i;
   }
   size_t dropped = order->size() - kept;
   order->resize(kept);
@@ -69,17 +62,22 @@ void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order, Re
 // Sorted by hours, a running minimum of cost finds it.
 void MarkParetoFront(std::vector<Candidate>* candidates) {
   auto& v = *candidates;
-  std::vector<size_t> order(v.size());
-  for (size_t i = 0; i < v.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (v[a].hours != v[b].hours) return v[a].hours < v[b].hours;
-    return *v[a].total_cost < *v[b].total_cost;
+  struct Point {
+    double hours;
+    double cost;
+    size_t index;
+  };
+  std::vector<Point> points(v.size());
+  for (size_t i = 0; i < v.size(); ++i) points[i] = {v[i].hours, *v[i].total_cost, i};
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    if (a.hours != b.hours) return a.hours < b.hours;
+    return a.cost < b.cost;
   });
   double best_cost = 1e300;
-  for (size_t i : order) {
-    if (*v[i].total_cost < best_cost) {
-      v[i].pareto = true;
-      best_cost = *v[i].total_cost;
+  for (const Point& p : points) {
+    if (p.cost < best_cost) {
+      v[p.index].pareto = true;
+      best_cost = p.cost;
     }
   }
 }
@@ -89,43 +87,40 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
   std::vector<Candidate>& v = out->ranked;
   // Ties are broken by time, then cost (the cheaper of two equally fast offers first), then by
-  // provider, type and region (one type at one price in many regions). The
-  // types are put in that order once, so most ties compare two integers, not three strings.
-  std::vector<const InstanceType*> types;
-  types.reserve(v.size());
-  for (const Candidate& c : v) types.push_back(c.instance);
-  std::sort(types.begin(), types.end());
-  types.erase(std::unique(types.begin(), types.end()), types.end());
-  std::vector<const InstanceType*> by_name = types;
-  std::sort(by_name.begin(), by_name.end(), [](const InstanceType* a, const InstanceType* b) {
-    return std::tie(a->provider, a->name) < std::tie(b->provider, b->name);
-  });
-  std::unordered_map<const InstanceType*, int> type_rank;
-  type_rank.reserve(by_name.size());
-  for (size_t i = 0; i < by_name.size(); ++i) type_rank[by_name[i]] = static_cast<int>(i);
+  // provider, type and region (one type at one price in many regions), then by the order the
+  // offers were priced in, so the order is total and the sort need not be stable. The sort
+  // moves small keys, not candidates; names are compared only on exact ties.
   struct Key {
     double score;
     double hours;
     double cost;
-    int type_rank;
+    const InstanceType* type;
+    const RegionPrice* region;
+    size_t index;
   };
   std::vector<Key> keys(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    keys[i] = {Score(ctx, v[i]), v[i].hours, v[i].total_cost.value_or(1e300),
-               type_rank[v[i].instance]};
+    keys[i] = {Score(ctx, v[i]), v[i].hours,  v[i].total_cost.value_or(1e300),
+               v[i].instance,    v[i].region, i};
   }
-  // Candidates are large: sort their places, then move each once.
-  std::vector<size_t> order(v.size());
-  for (size_t i = 0; i < v.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t ia, size_t ib) {
-    const Key& a = keys[ia];
-    const Key& b = keys[ib];
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     if (a.score != b.score) return a.score < b.score;
     if (a.hours != b.hours) return a.hours < b.hours;
     if (a.cost != b.cost) return a.cost < b.cost;
-    if (a.type_rank != b.type_rank) return a.type_rank < b.type_rank;
-    return v[ia].region->region < v[ib].region->region;
+    if (a.type != b.type) {
+      int by_provider = a.type->provider.compare(b.type->provider);
+      if (by_provider != 0) return by_provider < 0;
+      int by_name = a.type->name.compare(b.type->name);
+      if (by_name != 0) return by_name < 0;
+    }
+    if (a.region != b.region) {
+      int by_region = a.region->region.compare(b.region->region);
+      if (by_region != 0) return by_region < 0;
+    }
+    return a.index < b.index;
   });
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = keys[i].index;
   // Regions folded before anything moves: the offers left out are never moved.
   if (!ctx.options.all_regions) FoldRegions(v, &order, out);
   std::vector<Candidate> sorted;

@@ -14,13 +14,25 @@
 
 namespace cloudfit {
 
-bool RecommendContext::priced_per_period() const { return workload.is_service(); }
-
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
-  // Catalog::Convert's arithmetic, with the request's currency found once.
-  const CurrencyRate* source = catalog.FindCurrency(from);
+  // Catalog::Convert's arithmetic, with the request's currency found once and the source's
+  // found again only when it changes.
+  if (last_currency_rate_ == nullptr || from != last_currency_) {
+    last_currency_rate_ = catalog.FindCurrency(from);
+    last_currency_ = from;
+  }
+  const CurrencyRate* source = last_currency_rate_;
   if (source == nullptr || request_currency == nullptr) return 0;
   return amount * source->usd_per_unit / request_currency->usd_per_unit;
+}
+
+const BillRows& RecommendContext::BillRowsFor(const std::string& provider) const {
+  for (const auto& [name, rows] : bill_rows_) {
+    if (name == provider) return rows;
+  }
+  bill_rows_.emplace_back(provider,
+                          FindBillRows(catalog, costs, workload, provider, options.currency));
+  return bill_rows_.back().second;
 }
 
 std::string Money(double amount, const std::string& currency) {
@@ -72,6 +84,7 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
   if (!s.ok()) return s;
   ctx.today_days = TodayDays();
+  ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
   EnumerateCandidates(&ctx, out);
   RankCandidates(ctx, out);
   ExplainBestEstimate(&ctx, out);
@@ -89,6 +102,10 @@ Status RecommendOn(const Catalog& catalog, const Workload& workload,
                    const RecommendOptions& options, const InstanceType& instance, int nodes,
                    Recommendation* out) {
   *out = Recommendation();
+  if (nodes > kMaxRecommendNodes) {
+    return Status::InvalidArgument(
+        fmt::format("nodes: {} is not allowed; at most {}", nodes, kMaxRecommendNodes));
+  }
   RecommendContext ctx(catalog, workload, options);
   ctx.only_nodes = std::max(1, nodes);
   ctx.describe_all = true;
@@ -96,6 +113,7 @@ Status RecommendOn(const Catalog& catalog, const Workload& workload,
   if (s.ok()) s = CostData::Load(catalog, &ctx.costs);
   if (!s.ok()) return s;
   ctx.today_days = TodayDays();
+  ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
   ConsiderInstance(&ctx, instance, out);
   RankCandidates(ctx, out);
   return Status::OK();

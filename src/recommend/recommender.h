@@ -18,6 +18,8 @@ namespace cloudfit {
 
 inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 inline constexpr double kHoursPerYear = 8760;
+// The most nodes a recommendation or comparison prices a job on.
+inline constexpr int kMaxRecommendNodes = 1024;
 
 // What every stage reads, and what the candidate stage leaves for the notes.
 struct RecommendContext {
@@ -38,13 +40,27 @@ struct RecommendContext {
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
+  unsigned excluded_cost_lines = 0;  // options.excluded_costs as bits (ExcludedCostLines)
 
   // Serving and streaming are priced for a period of operation rather than a job.
-  bool priced_per_period() const;
+  bool priced_per_period() const { return workload.is_service(); }
 
   // `amount` in currency `from` in the options' currency (Catalog::Convert); 0 when a currency
   // has no rate.
   double ToRequestCurrency(double amount, const std::string& from) const;
+
+  // The cost rows of `provider`'s bills in the options' currency (FindBillRows), found on first
+  // use and kept for the request: a catalog has a handful of providers and thousands of offers.
+  const BillRows& BillRowsFor(const std::string& provider) const;
+  // pricing.cc: why an offer with none of the options' pricing modes is rejected, made once.
+  const std::string& PriceUnknownReason() const;
+
+ private:
+  mutable std::vector<std::pair<std::string, BillRows>> bill_rows_;
+  mutable std::string price_unknown_reason_;
+  // The last currency converted from, and its rate: prices come in one or two currencies.
+  mutable std::string last_currency_;
+  mutable const CurrencyRate* last_currency_rate_ = nullptr;
 };
 
 // "12.34 USD" or "1,234 USD".

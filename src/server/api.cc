@@ -62,7 +62,9 @@ ApiResponse ApiRecommend(const Catalog& catalog, const std::string& body, Estima
   const RecommendOptions& o = decoded.options;
   Recommendation r;
   if (s.ok()) {
-    s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
+    s = WithRequestOptionPath(
+        decoded,
+        Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr));
   }
   if (!s.ok()) return ApiError(400, s.message());
   // The page draws every feasible point (`points`); the ranked list stays at `top`.
@@ -337,7 +339,9 @@ ApiResponse ApiExport(const Catalog& catalog, const std::string& body, EstimateC
     const RecommendOptions& o = decoded.options;
     Recommendation r;
     if (s.ok()) {
-      s = Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr);
+      s = WithRequestOptionPath(
+          decoded,
+          Recommend(catalog, w, o, &r, cache ? cache->For(decoded.workload_key).get() : nullptr));
     }
     if (!s.ok()) return ApiError(400, s.message());
     if (r.ranked.empty()) {

@@ -206,6 +206,14 @@ Status SetOption(const std::string& path, const std::string& key, const json& va
 
 }  // namespace
 
+Status WithRequestOptionPath(const RecommendRequest& request, const Status& status) {
+  if (status.ok() || request.options_path.empty()) return status;
+  const std::string& m = status.message();
+  size_t colon = m.find(':');
+  if (colon == std::string::npos || !IsOption(m.substr(0, colon))) return status;
+  return Status::InvalidArgument(request.options_path + m);
+}
+
 const std::vector<std::string>& RecommendOptionNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
@@ -297,6 +305,7 @@ Status DecodeRecommendRequest(const Catalog& catalog, const json& request, Recom
   json calibration;
   std::string workload_path = structured ? "workload." : "";
   std::string options_path = structured ? "options." : "";
+  out->options_path = options_path;
   if (structured) {
     for (const auto& [key, value] : request.items()) {
       if (key != "workload" && key != "options" && key != "calibration" && key != "id") {
