@@ -1,6 +1,6 @@
 // Speed of recommend: one recommendation over the built-in catalog, and over the built-in
 // catalog merged with every SkyPilot file in ../shared/catalogs (when present), and a workload
-// whose estimates are kept from an earlier request.
+// whose estimates are kept from an earlier request, and over synthetic catalogs of growing size.
 // Run: build/bench/recommend_perftest; batch mode: bench/recommend_batch.sh.
 #include <benchmark/benchmark.h>
 
@@ -9,6 +9,7 @@
 
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/recommend.h"
+#include "synthetic_catalog.h"
 
 namespace cloudfit {
 namespace {
@@ -91,6 +92,42 @@ void BM_RecommendBuiltInPlusSharedImports(benchmark::State& state) {
   RunRecommend(state, catalog);
 }
 BENCHMARK(BM_RecommendBuiltInPlusSharedImports)->Unit(benchmark::kMillisecond);
+
+// Scale: one recommendation over the built-in catalog plus Arg(0) synthetic offers, with nothing
+// kept (Arg(1) = 0: every type estimated afresh, as a one-shot run does) or with the workload's
+// estimates kept from the requests before (Arg(1) = 1, as a batch or the server runs).
+// items_per_second counts offers, so a flat figure as Arg(0) grows means linear time.
+void BM_RecommendSyntheticOffers(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::FromFiles(SyntheticOfferCatalog(static_cast<int>(state.range(0))), "synthetic",
+                          &catalog)
+           .ok()) {
+    state.SkipWithError("synthetic catalog did not load");
+    return;
+  }
+  Workload w = LoraWorkload(catalog);
+  RecommendOptions o;
+  WorkloadEstimates kept;
+  size_t offers = 0;
+  for (const InstanceType& t : catalog.instances()) offers += t.regions.size();
+  for (auto _ : state) {
+    Recommendation r;
+    Status s = Recommend(catalog, w, o, &r, state.range(1) ? &kept : nullptr);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    benchmark::DoNotOptimize(r.ranked.size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * offers));
+  state.counters["offers"] = static_cast<double>(offers);
+  state.counters["instance_types"] = static_cast<double>(catalog.instances().size());
+}
+BENCHMARK(BM_RecommendSyntheticOffers)
+    ->Args({1000, 0})
+    ->Args({12500, 0})
+    ->Args({50000, 0})
+    ->Args({1000, 1})
+    ->Args({12500, 1})
+    ->Args({50000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cloudfit

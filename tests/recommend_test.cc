@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
+#include "cloudfit/estimate_json.h"
+#include "cloudfit/hardware.h"
 #include "cloudfit/recommend_report.h"
 #include "test_support.h"
 
@@ -189,6 +192,47 @@ TEST(RecommendTest, CloudGamingAv1OnlyOnEncodersThatHaveIt) {
   for (const Candidate& c : r.ranked) {
     EXPECT_TRUE(c.instance->gpu->av1_encode) << c.instance->name;
     EXPECT_GE(c.estimate->throughput * c.replicas, 40);
+  }
+}
+
+// Instance types of one hardware shape share an estimate within a request (under their own
+// name): every estimate a recommendation holds must be the one a fresh estimate of that type
+// gives, words included, for every kind of workload.
+TEST(RecommendTest, EstimatesSharedByHardwareShapeEqualFreshOnes) {
+  const std::vector<Fields> workloads = {
+      {{"kind", "train"}, {"model", "ResNet-50"}, {"samples", "1.28e7"}},
+      {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}},
+      {{"kind", "inference"}, {"model", "Llama-3.1-8B"}, {"samples", "10000"}},
+      LlamaServiceAtThirtyRequestsPerSecond(),
+      {{"kind", "render"},
+       {"frames", "240"},
+       {"seconds_per_frame", "120"},
+       {"reference_gpu", "RTX 4090"}},
+      {{"kind", "realtime"}, {"codec", "h264"}, {"streams", "40"}},
+      {{"kind", "preprocess"}, {"data_gb", "800"}, {"per_core_mb_s", "40"}}};
+  RecommendOptions o;
+  o.max_nodes = 2;
+  for (const Fields& fields : workloads) {
+    Workload w;
+    for (const auto& [k, v] : fields) ASSERT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+    ASSERT_TRUE(FinalizeWorkload(testing::BuiltInCatalog(), &w).ok());
+    Recommendation r;
+    ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &r).ok());
+    std::set<const Estimate*> checked;
+    auto check = [&](const Candidate& c) {
+      if (!c.estimate || !checked.insert(c.estimate.get()).second) return;
+      Estimate fresh;
+      EstimateOptions how;
+      how.explain = !c.estimate->terms.empty();  // the first-ranked offer's carries its terms
+      ASSERT_TRUE(EstimateWorkload(testing::BuiltInCatalog(), w,
+                                   HardwareForInstance(*c.instance, c.nodes), &fresh, how)
+                      .ok());
+      EXPECT_EQ(EstimateJsonText(w, *c.estimate), EstimateJsonText(w, fresh))
+          << fields.front().second << " on " << c.instance->name << " x" << c.nodes;
+    };
+    for (const Candidate& c : r.ranked) check(c);
+    for (const Candidate& c : r.rejected) check(c);
+    EXPECT_FALSE(checked.empty()) << fields.front().second;
   }
 }
 

@@ -1,9 +1,13 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
+#include "cloudfit/table.h"
 #include "util/csv.h"
 #include "util/date.h"
 #include "util/python_literal.h"
@@ -11,6 +15,55 @@
 
 namespace cloudfit {
 namespace {
+
+// FormatNumber writes digits with std::to_chars; they must be fmt's "{:.Nf}" digits (what it
+// wrote before), trailing zeros dropped, for any double, halfway cases and extremes included.
+TEST(FormatNumberTest, WritesFmtsFixedDigitsWithoutTrailingZeros) {
+  auto reference = [](double value, int digits) {
+    std::string s = fmt::format("{:.{}f}", value, digits);
+    if (s.find('.') != std::string::npos) {
+      while (!s.empty() && s.back() == '0') s.pop_back();
+      if (!s.empty() && s.back() == '.') s.pop_back();
+    }
+    return s == "-0" ? std::string("0") : s;
+  };
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.5,
+                                1.5,
+                                2.5,
+                                0.125,
+                                0.005,
+                                1.005,
+                                2.675,
+                                1e-300,
+                                -1e-300,
+                                1e300,
+                                -1e300,
+                                123456789.125,
+                                0.045,
+                                1e21,
+                                4.35e-7,
+                                9.995,
+                                99.995,
+                                0.0001,
+                                -0.004,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 20000; ++i) {
+    double magnitude = std::pow(10.0, static_cast<double>(random() % 24) - 8);
+    values.push_back((static_cast<double>(random() % 2000001) - 1e6) / 1e6 * magnitude);
+  }
+  for (double v : values) {
+    for (int digits : {0, 1, 2, 3, 4, 6}) {
+      ASSERT_EQ(FormatNumber(v, digits), reference(v, digits)) << v << " to " << digits;
+    }
+  }
+}
 
 TEST(CsvTest, ParsesQuotesCrlfCommentsAndEmbeddedNewlines) {
   CsvTable t;

@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.h"
 #include "util/file.h"
+#include "util/validate.h"
 #include "cloudfit/calibration.h"
 #include "cloudfit/calibration_transfer.h"
 #include "cloudfit/calibration_fit.h"
@@ -179,7 +180,10 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   }
   if (!skipped.empty()) {
     std::cout << "\nnot modelled:\n";
-    for (const SkippedRow& r : skipped) std::cout << "  " << r.id << ": " << r.reason << "\n";
+    // Row ids carry a file name a user chose: shown escaped, as every echoed value is.
+    for (const SkippedRow& r : skipped) {
+      std::cout << "  " << Shown(r.id, 200) << ": " << r.reason << "\n";
+    }
   }
 }
 

@@ -6,9 +6,15 @@
 
 #include <fmt/format.h>
 
+#include "util/strings.h"
+
 namespace cloudfit {
 
 namespace {
+
+bool IsGddr(const Accelerator& gpu) {
+  return ToLower(gpu.memory_type).find("gddr") != std::string::npos;
+}
 
 // A CPU we know nothing about: AVX2 with two FMA units at 2 GHz, one vCPU per hyper-thread
 // (16 FP32 FLOP/cycle per thread), and 5 GB/s of DRAM bandwidth per vCPU.
@@ -18,10 +24,18 @@ constexpr double kUnknownCpuBytesPerSPerVcpu = 5e9;
 // The fraction of datasheet bandwidth a STREAM-style copy reaches on a memory type: rows of
 // data/efficiency.csv (parameter achievable_bandwidth, group = memory type), each citing the
 // measurements behind it. Measured per-GPU figures, where the accelerator row has one, win.
+// GDDR boards without in-band ECC take the "<type>-ecc-off" row where there is one: the
+// measurements of a memory type's row are of data-centre boards with ECC on.
 double AchievableBandwidth(const EfficiencyTable& efficiency, const Accelerator& gpu,
                            std::vector<std::string>* notes) {
   if (gpu.measured_bandwidth_bytes_per_s > 0) return gpu.measured_bandwidth_bytes_per_s;
   const EfficiencyFactor* row = nullptr;
+  if (IsGddr(gpu) && !RunsInBandEcc(gpu)) {
+    std::string group = gpu.memory_type + "-ecc-off";
+    double fraction = efficiency.Lookup("achievable_bandwidth", "*", group, 0, &row);
+    if (row != nullptr && row->group == group) return gpu.memory_bandwidth_bytes_per_s * fraction;
+    row = nullptr;
+  }
   double fraction = efficiency.Lookup("achievable_bandwidth", "*", gpu.memory_type, 0.85, &row);
   if (row == nullptr || row->group == "*") {
     notes->push_back(fmt::format("no bandwidth measurement for {} memory: {:.0f}% of the "
@@ -185,6 +199,12 @@ DeviceModel CpuDevice(const EfficiencyTable& efficiency, const Hardware& hw, Num
 }
 
 }  // namespace
+
+bool RunsInBandEcc(const Accelerator& gpu) {
+  bool workstation = StartsWith(gpu.name, "RTX-") || StartsWith(gpu.name, "Quadro-") ||
+                     StartsWith(gpu.name, "TITAN") || StartsWith(gpu.name, "GTX");
+  return IsGddr(gpu) && gpu.vgpu && !workstation;
+}
 
 DeviceModel BuildDeviceModel(const EfficiencyTable& efficiency, const Hardware& hardware,
                              NumericFormat format, const RateScale& calibration) {

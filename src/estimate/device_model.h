@@ -44,6 +44,12 @@ struct DeviceModel {
 DeviceModel BuildDeviceModel(const EfficiencyTable& efficiency, const Hardware& hardware,
                              NumericFormat format, const RateScale& calibration);
 
+// Whether a GPU keeps error-correction check bits in its data memory (in-band ECC) by default:
+// GDDR data-centre boards do, which costs 1/16 of the memory and part of the bandwidth;
+// workstation (Quadro, RTX A/Ada) and GeForce boards ship with ECC off; HBM carries its check
+// bits apart from the data.
+bool RunsInBandEcc(const Accelerator& gpu);
+
 // Matrix tile edge cuBLAS/cuDNN kernels assign to one SM (tensor cores: 128 x 128 outputs;
 // SIMT FP32: 128 x 64). Used for wave quantisation.
 struct TileShape {

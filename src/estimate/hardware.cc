@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "estimate/device_model.h"
 #include "util/strings.h"
 #include "util/validate.h"
 
@@ -91,15 +92,11 @@ void FillLinks(Hardware* h) {
   h->inter_node_bytes_per_s = bits / 8;
 }
 
-// Memory a program can allocate: GDDR data-centre cards run in-band ECC, which keeps 1/16 of the
-// memory for check bits (a T4 reports 15,360 MiB of its 16,384; an L4 23,034 of 24,576). HBM
-// carries ECC apart from the data (an A100 80GB reports 81,920 MiB).
+// Memory a program can allocate: in-band ECC keeps 1/16 of the memory for check bits (a T4
+// reports 15,360 MiB of its 16,384; an L4 23,034 of 24,576). HBM carries ECC apart from the data
+// (an A100 80GB reports 81,920 MiB).
 double UsableMemoryBytes(const Accelerator& gpu) {
-  bool gddr = ToLower(gpu.memory_type).find("gddr") != std::string::npos;
-  // Workstation boards (Quadro, RTX A/Ada/PRO) ship with ECC off; data-centre ones with it on.
-  bool workstation = StartsWith(gpu.name, "RTX-") || StartsWith(gpu.name, "Quadro-") ||
-                     StartsWith(gpu.name, "TITAN") || StartsWith(gpu.name, "GTX");
-  return gddr && gpu.vgpu && !workstation ? gpu.memory_bytes * 15 / 16 : gpu.memory_bytes;
+  return RunsInBandEcc(gpu) ? gpu.memory_bytes * 15 / 16 : gpu.memory_bytes;
 }
 
 }  // namespace

@@ -12,6 +12,51 @@ namespace cloudfit {
 
 namespace {
 
+// The operators of one decoded token per sequence attending to `context` tokens.
+std::vector<Operator> DecodeOperators(const Workload& w, int devices, double context) {
+  TransformerOpsOptions o;
+  o.seq_len = 1;
+  o.key_len = std::max(1.0, context);
+  o.tensor_parallel = w.layer_split ? 1 : devices;
+  // Fused decode attention (paged attention, flash decoding) reads the cache once per
+  // key/value head; without it (llama.cpp's default before FlashAttention, `-fa` off in
+  // llama-bench; eager PyTorch) each query head reads its key/value head again.
+  o.flash_attention = w.flash_attention;
+  o.kv_per_query_head = true;
+  o.causal = false;
+  o.head = TransformerHead::kLogits;
+  o.embeddings = true;
+  return TransformerOperators(w.model, o);
+}
+
+// Whether `longer` (the operators at two attended tokens) differs from `shorter` (at one) only
+// in fields that double, so that the list at any length is `shorter` with those fields
+// multiplied by it. Appends the operators with such fields, and which, to `scaled`.
+bool ScalesWithContext(const std::vector<Operator>& shorter, const std::vector<Operator>& longer,
+                       std::vector<ContextScaledOperator>* scaled) {
+  if (shorter.size() != longer.size()) return false;
+  for (size_t i = 0; i < shorter.size(); ++i) {
+    const Operator& a = shorter[i];
+    const Operator& b = longer[i];
+    if (a.kind != b.kind || a.groups != b.groups || a.repeats != b.repeats || a.m != b.m) {
+      return false;
+    }
+    ContextScaledOperator c;
+    c.index = i;
+    auto doubles = [](double x, double y, bool* flag) {
+      *flag = x != y;
+      return x == y || y == 2 * x;
+    };
+    if (!doubles(a.n, b.n, &c.n) || !doubles(a.k, b.k, &c.k) ||
+        !doubles(a.read_elements, b.read_elements, &c.read) ||
+        !doubles(a.written_elements, b.written_elements, &c.written)) {
+      return false;
+    }
+    if (c.n || c.k || c.read || c.written) scaled->push_back(c);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string InferenceSoftware(const Workload& w) {
@@ -59,7 +104,47 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   weight_bytes_ = m_.params * bits / 8;
   kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
   layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
+  dequantize_above_tokens_ = eff.Lookup("dequantize_above_tokens", software, "gpu", 0);
   notes_ = device_.notes;
+  if (dequantize_above_tokens_ > 0 && hw.has_gpu() &&
+      device_.weight_bytes < device_.activation_bytes) {
+    notes_.push_back(fmt::format(
+        "{} dequantizes the quantized weights to FP16 for prompt batches over {:.0f} tokens (its "
+        "CUDA backend before June 2024, which public benchmarks ran); later builds multiply them "
+        "in place and process prompts faster",
+        software, dequantize_above_tokens_));
+  }
+  // A serving estimate times hundreds of decode steps; only the attended length changes from
+  // one to the next. The operators that depend on it, and how, are found by building the list
+  // at one and two tokens (physics_test checks the reuse against a list built afresh); a list
+  // that does not scale so is built afresh for every step.
+  decode_ops_ = DecodeOperators(w_, devices_, 1);
+  decode_ops_reusable_ =
+      ScalesWithContext(decode_ops_, DecodeOperators(w_, devices_, 2), &decode_context_ops_);
+}
+
+template <typename Fn>
+void LlmStepModel::ForEachDecodeOperator(double context, Fn&& fn) const {
+  const double keys = std::max(1.0, context);
+  if (!decode_ops_reusable_) {
+    for (const Operator& op : DecodeOperators(w_, devices_, context)) fn(op);
+    return;
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < decode_ops_.size(); ++i) {
+    if (next < decode_context_ops_.size() && decode_context_ops_[next].index == i) {
+      // Built at one token, so each field that grows with the length holds its value per token.
+      const ContextScaledOperator& c = decode_context_ops_[next++];
+      Operator op = decode_ops_[i];
+      if (c.n) op.n *= keys;
+      if (c.k) op.k *= keys;
+      if (c.read) op.read_elements *= keys;
+      if (c.written) op.written_elements *= keys;
+      fn(op);
+    } else {
+      fn(decode_ops_[i]);
+    }
+  }
 }
 
 bool LlmStepModel::language_model() const {
@@ -74,16 +159,10 @@ double LlmStepModel::TensorParallelSeconds(double tokens) const {
 }
 
 PassTime LlmStepModel::DecodeStep(double batch, double context) const {
-  TransformerOpsOptions o;
-  o.seq_len = 1;
-  o.key_len = std::max(1.0, context);
-  o.tensor_parallel = w_.layer_split ? 1 : devices_;
-  // Decode attention kernels (paged attention, flash decoding) read the cache once.
-  o.flash_attention = true;
-  o.causal = false;
-  o.head = TransformerHead::kLogits;
-  o.embeddings = true;
-  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
+  PassTime t;
+  ForEachDecodeOperator(context, [&](const Operator& op) {
+    AddOperatorTime(op, batch, Pass::kInference, device_, stack_, 1, &t);
+  });
   return t;
 }
 
@@ -96,7 +175,10 @@ double LlmStepModel::PrefillSeconds(double batch, double tokens) const {
 }
 
 double LlmStepModel::DecodeKernelSeconds(double batch, double context) const {
-  PassTime t = DecodeStep(batch, context);
+  PassClock t;
+  ForEachDecodeOperator(context, [&](const Operator& op) {
+    AddOperatorSeconds(op, batch, Pass::kInference, device_, stack_, 1, &t);
+  });
   if (w_.layer_split && devices_ > 1) {
     // Each GPU streams its layers in turn: one GPU's time for all of them, plus a hand-off at
     // every boundary.
@@ -113,7 +195,9 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
   o.flash_attention = w_.flash_attention;
   o.causal = true;
   o.head = TransformerHead::kLogits;
-  PassTime t = TimePass(TransformerOperators(m_, o), batch, Pass::kInference, device_, stack_);
+  std::vector<Operator> ops = TransformerOperators(m_, o);
+  PassTime t = TimePass(ops, batch, Pass::kInference, device_, stack_);
+  const double dequantize_s = PrefillDequantizeSeconds(ops, batch, tokens);
   if (w_.layer_split && devices_ > 1) {
     // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
     // default n_ubatch is 512 tokens), so the stages overlap once there are several: a
@@ -121,11 +205,35 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
     // The pipeline fills within one logical batch (n_batch, 2048 tokens).
     double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
     double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
-    double serial = t.seconds();
+    double serial = t.seconds() + dequantize_s;
     return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
            total_chunks * (devices_ - 1) * layer_hop_s_;
   }
-  return t.seconds() + TensorParallelSeconds(batch * tokens);
+  return t.seconds() + dequantize_s + TensorParallelSeconds(batch * tokens);
+}
+
+double LlmStepModel::PrefillDequantizeSeconds(const std::vector<Operator>& ops, double batch,
+                                              double tokens) const {
+  // Only quantized weights (narrower than the activations) on a stack that dequantizes them.
+  if (dequantize_above_tokens_ <= 0 || !hw_.has_gpu() ||
+      device_.weight_bytes >= device_.activation_bytes) {
+    return 0;
+  }
+  const double chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
+  double weights = 0, matrices = 0;
+  for (const Operator& op : ops) {
+    if (op.kind != OpKind::kGemm) continue;
+    // Rows of the product in one micro-batch: the prompt's tokens (the last-position head has
+    // one per prompt and keeps the quantized kernel).
+    double rows = std::min(op.m * batch, kPrefillChunkTokens);
+    if (rows <= dequantize_above_tokens_) continue;
+    weights += op.weight_elements();
+    matrices += std::max(1.0, op.repeats);
+  }
+  // Each micro-batch reads every quantized matrix and writes it back in FP16.
+  double bytes = weights * (device_.weight_bytes + device_.activation_bytes);
+  return chunks * (bytes / StackBandwidth(device_, stack_, stack_.stream_fraction) +
+                   matrices * stack_.kernel_gap_s);
 }
 
 MemoryBreakdown LlmStepModel::Memory(double batch, double context) const {

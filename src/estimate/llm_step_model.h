@@ -9,6 +9,7 @@
 #ifndef CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 #define CLOUDFIT_ESTIMATE_LLM_STEP_MODEL_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ struct EngineStepInputs {
   double step_overhead_s = 0;      // per iteration, outside the GPU kernels
   double memory_share = kPagedEngineMemoryShare;  // of device memory, for weights + KV
   bool memory_share_of_free = false;  // share of what weights and workspace leave instead
+};
+
+// An operator of a decode step whose fields grow in proportion to the attended length.
+struct ContextScaledOperator {
+  size_t index = 0;
+  bool n = false, k = false, read = false, written = false;
 };
 
 // The software stack (data/efficiency.csv) an inference workload's kernels belong to: the
@@ -73,6 +80,13 @@ class LlmStepModel {
  private:
   // Seconds of the per-layer collectives of tensor parallelism for `tokens` tokens.
   double TensorParallelSeconds(double tokens) const;
+  // Seconds a prefill of `ops` spends turning quantized weights into FP16 before multiplying
+  // them (stacks with a dequantize_above_tokens row), over all its micro-batches.
+  double PrefillDequantizeSeconds(const std::vector<Operator>& ops, double batch,
+                                  double tokens) const;
+  // Calls fn(const Operator&) for each operator of a decode step at `context` tokens, in order.
+  template <typename Fn>
+  void ForEachDecodeOperator(double context, Fn&& fn) const;
 
   const Workload& w_;
   const Hardware& hw_;
@@ -85,6 +99,13 @@ class LlmStepModel {
   double weight_bytes_ = 0;
   double kv_per_token_ = 0;
   double layer_hop_s_ = 0;  // hand-off between GPUs of a layer split, per boundary
+  // Products over more rows than this dequantize quantized weights to FP16 first; 0 = never.
+  double dequantize_above_tokens_ = 0;
+  // A decode step's operators at one token of context, and those of its fields that grow in
+  // proportion to the attended length; when the list does not scale so, it is rebuilt per step.
+  std::vector<Operator> decode_ops_;
+  std::vector<ContextScaledOperator> decode_context_ops_;
+  bool decode_ops_reusable_ = false;
   std::vector<std::string> notes_;
 };
 

@@ -182,114 +182,142 @@ MatmulTime TimeMatmul(double m, double n, double k, double count, double fractio
   return t;
 }
 
+namespace {
+
+// Calls add(kernel, count) for each group of identical kernels `op` runs in `pass`: the one
+// place that times an operator, for TimePass (with the per-group breakdown) and AddOperatorSeconds
+// (without it).
+template <typename AddFn>
+void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceModel& device,
+                   const StackProfile& stack, double spatial_scale, AddFn&& add) {
+  bool backward = pass == Pass::kBackward;
+  double scale = op.spatial ? spatial_scale : 1;
+  double repeats = std::max(1.0, op.repeats);
+  switch (op.kind) {
+    case OpKind::kGemm:
+    case OpKind::kConv:
+    case OpKind::kGemmSequential: {
+      double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
+                        : op.spatial             ? stack.conv_fraction
+                                                 : stack.conv1d_fraction;
+      double m = op.m * scale * batch;
+      // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
+      auto real_traffic = [&](Kernel k) {
+        if (op.read_elements <= 0) return k;
+        double weights = op.n * op.k * op.groups * device.weight_bytes;
+        k.bytes =
+            (op.read_elements + op.written_elements) * scale * batch * device.activation_bytes +
+            weights;
+        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
+        return k;
+      };
+      if (!backward) {
+        add(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)), repeats);
+        return;
+      }
+      // The gradient of the input, then the gradient of the weights (reduced over M).
+      add(real_traffic(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack)), repeats);
+      if (op.trainable) {
+        add(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
+            repeats);
+      }
+      return;
+    }
+    case OpKind::kAttention: {
+      double count = op.groups * batch;
+      // Unfused attention computes the whole score matrix and masks it afterwards.
+      Kernel k = Matmul(op.m, op.n, op.k, count, stack.gemm_fraction, false, device, stack);
+      add(k, repeats * (backward ? 2 : 1));
+      return;
+    }
+    case OpKind::kFusedAttention: {
+      Kernel k;
+      k.flops = op.flops() * batch * (backward ? kFusedAttentionBackwardFlops : 1) / repeats;
+      k.compute_s = k.flops / (device.matrix_flops * stack.attention_fraction);
+      // Reads queries, keys and values and writes the output (backward: and their gradients).
+      k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch * device.activation_bytes *
+                (backward ? 2 : 1);
+      k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
+      add(k, repeats);
+      return;
+    }
+    case OpKind::kLoss: {
+      // Softmax cross-entropy: under mixed precision the logits are cast to FP32 (read 2,
+      // write 4 bytes), log-softmax reads them twice (maximum, then sum) and writes them, and
+      // the gather reads a few; backward writes the FP32 gradient from the saved output and
+      // casts it back to 16 bits. In FP32 the casts go away.
+      bool mixed = device.activation_bytes < 4;
+      double per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
+      double kernels = mixed ? 3 : 2;
+      Kernel k;
+      k.bytes = op.read_elements * scale * batch * per_element / kernels;
+      k.memory_s = k.bytes / StackBandwidth(device, stack, stack.reduction_fraction);
+      add(k, repeats * kernels);
+      return;
+    }
+    case OpKind::kNorm: {
+      // Batch and group normalisation over feature maps take two passes in training: the
+      // statistics, then the normalisation (cuDNN, PyTorch); backward reads the input and the
+      // gradient once for the parameter gradients and again for the input's. Normalisation
+      // over a hidden dimension (layer norm, RMS norm) fits in one pass per row.
+      double read = op.read_elements * scale * batch;
+      double written = op.written_elements * scale * batch;
+      bool two_pass = op.spatial && pass != Pass::kInference;
+      double passes = two_pass ? 2 : 1;
+      double bytes_read = backward ? (read + written) * passes : read * passes;
+      double bytes_written = backward ? read : written;
+      // The traffic above is that of all the passes together; each of the `passes` kernels
+      // moves its share of it.
+      Kernel k = Stream((bytes_read + bytes_written) / passes, device.activation_bytes,
+                        stack.reduction_fraction, device, stack);
+      add(k, repeats * passes);
+      return;
+    }
+    default: {
+      double read = op.read_elements * scale * batch;
+      double written = op.written_elements * scale * batch;
+      if (backward) {
+        double bread = 0, bwritten = 0;
+        BackwardElements(op.kind, read, written, &bread, &bwritten);
+        read = bread;
+        written = bwritten;
+      }
+      bool reduces = op.kind == OpKind::kSoftmax;
+      Kernel k = Stream(read + written, device.activation_bytes,
+                        reduces ? stack.reduction_fraction : stack.stream_fraction, device, stack);
+      if (op.kind == OpKind::kDepthwise) k.flops = op.flops() * scale * batch / repeats;
+      add(k, repeats);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void AddOperatorTime(const Operator& op, double batch, Pass pass, const DeviceModel& device,
+                     const StackProfile& stack, double spatial_scale, PassTime* out) {
+  GroupTime& g = out->groups[std::string(OpGroupName(op.kind))];
+  ForEachKernel(op, batch, pass, device, stack, spatial_scale,
+                [&](const Kernel& k, double kernels) { AddKernels(k, kernels, stack, &g, out); });
+}
+
+void AddOperatorSeconds(const Operator& op, double batch, Pass pass, const DeviceModel& device,
+                        const StackProfile& stack, double spatial_scale, PassClock* out) {
+  // The same sums as AddKernels, in the same order, so that the total is bit for bit that of
+  // TimePass.
+  ForEachKernel(op, batch, pass, device, stack, spatial_scale,
+                [&](const Kernel& k, double kernels) {
+                  double busy = std::max(k.compute_s, k.memory_s) * kernels;
+                  out->device_s += busy + stack.kernel_gap_s * kernels;
+                  out->host_s += stack.dispatch_s * kernels;
+                });
+}
+
 PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
                   const DeviceModel& device, const StackProfile& stack, double spatial_scale) {
   PassTime out;
-  bool backward = pass == Pass::kBackward;
   for (const Operator& op : ops) {
-    double scale = op.spatial ? spatial_scale : 1;
-    GroupTime& g = out.groups[std::string(OpGroupName(op.kind))];
-    double repeats = std::max(1.0, op.repeats);
-    switch (op.kind) {
-      case OpKind::kGemm:
-      case OpKind::kConv:
-      case OpKind::kGemmSequential: {
-        double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
-                          : op.spatial             ? stack.conv_fraction
-                                                   : stack.conv1d_fraction;
-        double m = op.m * scale * batch;
-        // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
-        auto real_traffic = [&](Kernel k) {
-          if (op.read_elements <= 0) return k;
-          double weights = op.n * op.k * op.groups * device.weight_bytes;
-          k.bytes =
-              (op.read_elements + op.written_elements) * scale * batch * device.activation_bytes +
-              weights;
-          k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
-          return k;
-        };
-        if (!backward) {
-          AddKernels(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)),
-                     repeats, stack, &g, &out);
-          break;
-        }
-        // The gradient of the input, then the gradient of the weights (reduced over M).
-        AddKernels(real_traffic(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack)),
-                   repeats, stack, &g, &out);
-        if (op.trainable) {
-          AddKernels(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
-                     repeats, stack, &g, &out);
-        }
-        break;
-      }
-      case OpKind::kAttention: {
-        double count = op.groups * batch;
-        // Unfused attention computes the whole score matrix and masks it afterwards.
-        Kernel k = Matmul(op.m, op.n, op.k, count, stack.gemm_fraction, false, device, stack);
-        AddKernels(k, repeats * (backward ? 2 : 1), stack, &g, &out);
-        break;
-      }
-      case OpKind::kFusedAttention: {
-        Kernel k;
-        k.flops = op.flops() * batch * (backward ? kFusedAttentionBackwardFlops : 1) / repeats;
-        k.compute_s = k.flops / (device.matrix_flops * stack.attention_fraction);
-        // Reads queries, keys and values and writes the output (backward: and their gradients).
-        k.bytes = (2 * op.m * op.k + 2 * op.n * op.k) * op.groups * batch *
-                  device.activation_bytes * (backward ? 2 : 1);
-        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
-        AddKernels(k, repeats, stack, &g, &out);
-        break;
-      }
-      case OpKind::kLoss: {
-        // Softmax cross-entropy: under mixed precision the logits are cast to FP32 (read 2,
-        // write 4 bytes), log-softmax reads them twice (maximum, then sum) and writes them, and
-        // the gather reads a few; backward writes the FP32 gradient from the saved output and
-        // casts it back to 16 bits. In FP32 the casts go away.
-        bool mixed = device.activation_bytes < 4;
-        double per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
-        double kernels = mixed ? 3 : 2;
-        Kernel k;
-        k.bytes = op.read_elements * scale * batch * per_element / kernels;
-        k.memory_s = k.bytes / StackBandwidth(device, stack, stack.reduction_fraction);
-        AddKernels(k, repeats * kernels, stack, &g, &out);
-        break;
-      }
-      case OpKind::kNorm: {
-        // Batch and group normalisation over feature maps take two passes in training: the
-        // statistics, then the normalisation (cuDNN, PyTorch); backward reads the input and the
-        // gradient once for the parameter gradients and again for the input's. Normalisation
-        // over a hidden dimension (layer norm, RMS norm) fits in one pass per row.
-        double read = op.read_elements * scale * batch;
-        double written = op.written_elements * scale * batch;
-        bool two_pass = op.spatial && pass != Pass::kInference;
-        double passes = two_pass ? 2 : 1;
-        double bytes_read = backward ? (read + written) * passes : read * passes;
-        double bytes_written = backward ? read : written;
-        // The traffic above is that of all the passes together; each of the `passes` kernels
-        // moves its share of it.
-        Kernel k = Stream((bytes_read + bytes_written) / passes, device.activation_bytes,
-                          stack.reduction_fraction, device, stack);
-        AddKernels(k, repeats * passes, stack, &g, &out);
-        break;
-      }
-      default: {
-        double read = op.read_elements * scale * batch;
-        double written = op.written_elements * scale * batch;
-        if (backward) {
-          double bread = 0, bwritten = 0;
-          BackwardElements(op.kind, read, written, &bread, &bwritten);
-          read = bread;
-          written = bwritten;
-        }
-        bool reduces = op.kind == OpKind::kSoftmax;
-        Kernel k =
-            Stream(read + written, device.activation_bytes,
-                   reduces ? stack.reduction_fraction : stack.stream_fraction, device, stack);
-        if (op.kind == OpKind::kDepthwise) k.flops = op.flops() * scale * batch / repeats;
-        AddKernels(k, repeats, stack, &g, &out);
-        break;
-      }
-    }
+    AddOperatorTime(op, batch, pass, device, stack, spatial_scale, &out);
   }
   return out;
 }

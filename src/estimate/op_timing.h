@@ -71,6 +71,21 @@ struct PassTime {
 PassTime TimePass(const std::vector<Operator>& ops, double batch, Pass pass,
                   const DeviceModel& device, const StackProfile& stack, double spatial_scale = 1);
 
+// One operator of a pass, added to `out`: TimePass is these in the operators' order.
+void AddOperatorTime(const Operator& op, double batch, Pass pass, const DeviceModel& device,
+                     const StackProfile& stack, double spatial_scale, PassTime* out);
+
+// The device and host time of a pass without its breakdown by operator group, for callers that
+// time many steps (a serving estimate times hundreds of decode steps per hardware choice).
+// Operators added in the same order give bit for bit PassTime::seconds() of TimePass.
+struct PassClock {
+  double device_s = 0;
+  double host_s = 0;
+  double seconds() const { return device_s > host_s ? device_s : host_s; }
+};
+void AddOperatorSeconds(const Operator& op, double batch, Pass pass, const DeviceModel& device,
+                        const StackProfile& stack, double spatial_scale, PassClock* out);
+
 // The memory bandwidth a stack's kernels reach on a device: the achievable bandwidth times the
 // fraction, but no more than the SMs can keep in flight.
 double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction);

@@ -62,10 +62,13 @@ class LayerBuilder {
 
   // Grouped-query attention: each key/value head serves heads / kv_heads query heads, so the
   // products are counted per key/value head with that many queries per token; FLOPs are those
-  // of every query head, and the keys and values are read once per key/value head.
+  // of every query head, and the keys and values are read once per key/value head. Unfused
+  // kernels that broadcast the key/value heads (o.kv_per_query_head) run one product per query
+  // head instead, each reading its key/value head again.
   void Attention(const char* label, double queries, double keys, bool causal, double layers) {
     double heads = heads_ / t_;
     double kv_groups = std::max(1.0, kv_heads_ / t_);
+    if (!o_.flash_attention && o_.kv_per_query_head) kv_groups = std::max(1.0, heads);
     double per_group = heads / kv_groups;
     if (o_.flash_attention) {
       Operator op;

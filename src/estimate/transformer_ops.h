@@ -27,6 +27,11 @@ struct TransformerOpsOptions {
   int tensor_parallel = 1;
   double layers = 0;   // layers on this device (a pipeline stage); 0 = all
   bool flash_attention = true;
+  // Unfused attention as ggml (llama.cpp) and Hugging Face's eager attention run grouped-query
+  // attention: one product per query head, the key/value head broadcast (ggml's batched cuBLAS
+  // call points every query head at its key/value head: k_compute_batched_ptrs in ggml-cuda.cu;
+  // transformers' repeat_kv copies them), so the cache is read once per query head.
+  bool kv_per_query_head = false;
   bool causal = true;
   bool dropout = false;  // attention-probability and hidden dropout, as the model trains
   TransformerHead head = TransformerHead::kLanguageModel;

@@ -76,8 +76,20 @@ std::vector<int> NodeCounts(const RecommendContext& ctx) {
   return counts;
 }
 
-// The workload's estimate on `nodes` of `t`, made once per workload when the context keeps
-// estimates across requests.
+// Whether an estimate's words name the instance type: the few that do (a streaming note says
+// which type carries how many sessions) are not shared with other types.
+bool NamesInstance(const Estimate& e, const std::string& name) {
+  for (const std::string& note : e.notes) {
+    if (note.find(name) != std::string::npos) return true;
+  }
+  for (const Term& term : e.terms) {
+    if (term.formula.find(name) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The workload's estimate on `nodes` of `t`: kept across requests of this workload when the
+// context keeps estimates, and shared within the request by the types of the same shape.
 Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
                   std::shared_ptr<const Estimate>* out) {
   WorkloadEstimates::Entry entry;
@@ -85,13 +97,28 @@ Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
     *out = std::move(entry.estimate);
     return entry.status;
   }
-  auto estimate = std::make_shared<Estimate>();
-  EstimateOptions options;
-  options.explain = ctx->describe_all;
-  options.scratch = &ctx->scratch;
-  entry.status = EstimateWorkload(ctx->catalog, ctx->workload, HardwareForInstance(t, nodes),
-                                  estimate.get(), options);
-  if (entry.status.ok()) entry.estimate = std::move(estimate);
+  Hardware hw = HardwareForInstance(t, nodes);
+  HardwareShape shape = ShapeOf(hw);
+  auto same = ctx->shapes.find(shape);
+  if (same != ctx->shapes.end()) {
+    // The same inputs give the same figures and words; only the hardware's name differs.
+    entry.status = same->second->status;
+    if (same->second->estimate) {
+      auto estimate = std::make_shared<Estimate>(*same->second->estimate);
+      estimate->hardware = hw.name;
+      entry.estimate = std::move(estimate);
+    }
+  } else {
+    auto estimate = std::make_shared<Estimate>();
+    EstimateOptions options;
+    options.explain = ctx->describe_all;
+    options.scratch = &ctx->scratch;
+    entry.status = EstimateWorkload(ctx->catalog, ctx->workload, hw, estimate.get(), options);
+    if (entry.status.ok()) entry.estimate = std::move(estimate);
+    if (!entry.estimate || !NamesInstance(*entry.estimate, t.name)) {
+      ctx->shapes.emplace(shape, std::make_shared<WorkloadEstimates::Entry>(entry));
+    }
+  }
   if (ctx->estimates) ctx->estimates->Insert(&t, nodes, entry);
   *out = std::move(entry.estimate);
   return entry.status;
@@ -206,6 +233,26 @@ void ExplainBestEstimate(RecommendContext* ctx, Recommendation* out) {
   for (Candidate& c : out->ranked) {
     if (c.estimate == plain) c.estimate = explained;
   }
+}
+
+HardwareShape ShapeOf(const Hardware& hw) {
+  HardwareShape s;
+  s.gpu = hw.gpu;
+  s.gpus_per_node = hw.gpus_per_node;
+  s.nodes = hw.nodes;
+  s.gpu_memory_bytes = hw.gpu_memory_bytes;
+  s.vcpus_per_node = hw.vcpus_per_node;
+  s.host_memory_bytes_per_node = hw.host_memory_bytes_per_node;
+  s.cpu = hw.cpu;
+  s.intra_link = hw.intra_link;
+  s.intra_node_bytes_per_s = hw.intra_node_bytes_per_s;
+  s.inter_node_bytes_per_s = hw.inter_node_bytes_per_s;
+  s.interconnect = hw.interconnect;
+  s.inter_node_assumed = hw.inter_node_assumed;
+  s.intra_node_link = hw.intra_node_link;
+  s.network_override_bits_per_s = hw.network_override_bits_per_s;
+  s.peer_to_peer = hw.peer_to_peer;
+  return s;
 }
 
 bool HasRdma(Interconnect i) {

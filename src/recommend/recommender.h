@@ -7,11 +7,15 @@
 #ifndef CLOUDFIT_RECOMMEND_RECOMMENDER_H_
 #define CLOUDFIT_RECOMMEND_RECOMMENDER_H_
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "cloudfit/hardware.h"
 #include "cloudfit/recommend.h"
 
 namespace cloudfit {
@@ -20,6 +24,38 @@ inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 inline constexpr double kHoursPerYear = 8760;
 // The most nodes a recommendation or comparison prices a job on.
 inline constexpr int kMaxRecommendNodes = 1024;
+
+// What an estimate reads of an instance type's Hardware: all of it but the names. Types that
+// agree on it (the same GPUs, vCPUs, memory and links under another name or provider) get the
+// same estimate. A field added to Hardware must be added here.
+struct HardwareShape {
+  const Accelerator* gpu = nullptr;
+  double gpus_per_node = 0;
+  int nodes = 1;
+  double gpu_memory_bytes = 0;
+  int vcpus_per_node = 0;
+  double host_memory_bytes_per_node = 0;
+  const CpuGeneration* cpu = nullptr;
+  IntraNodeLink intra_link = IntraNodeLink::kNone;
+  double intra_node_bytes_per_s = 0;
+  double inter_node_bytes_per_s = 0;
+  Interconnect interconnect = Interconnect::kUnknown;
+  bool inter_node_assumed = false;
+  std::string intra_node_link;
+  double network_override_bits_per_s = 0;
+  std::optional<bool> peer_to_peer;
+
+  bool operator<(const HardwareShape& o) const {
+    auto tied = [](const HardwareShape& s) {
+      return std::tie(s.gpu, s.gpus_per_node, s.nodes, s.gpu_memory_bytes, s.vcpus_per_node,
+                      s.host_memory_bytes_per_node, s.cpu, s.intra_link, s.intra_node_bytes_per_s,
+                      s.inter_node_bytes_per_s, s.interconnect, s.inter_node_assumed,
+                      s.intra_node_link, s.network_override_bits_per_s, s.peer_to_peer);
+    };
+    return tied(*this) < tied(o);
+  }
+};
+HardwareShape ShapeOf(const Hardware& hw);
 
 // What every stage reads, and what the candidate stage leaves for the notes.
 struct RecommendContext {
@@ -36,7 +72,9 @@ struct RecommendContext {
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
   WorkloadEstimates* estimates = nullptr;  // kept across requests of this workload, or none
-  EstimateScratch scratch;    // operator lists and pass times shared by this request's estimates
+  EstimateScratch scratch;  // operator lists and pass times shared by this request's estimates
+  // This request's estimates by hardware shape, for the types that share one.
+  std::map<HardwareShape, std::shared_ptr<const WorkloadEstimates::Entry>> shapes;
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)

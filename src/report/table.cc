@@ -1,10 +1,11 @@
 #include "cloudfit/table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "util/csv.h"
 
@@ -21,9 +22,12 @@ std::string Pad(std::string_view s, size_t width, bool right) {
 std::string MarkdownEscape(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -134,7 +138,8 @@ std::string Table::RenderText(const TextLayout& layout) const {
       if (k > 0) out += "  ";
       bool last = k + 1 == shown.size();
       std::string cell = last && last_width > 0 ? TruncateToWidth(cells[i], last_width) : cells[i];
-      out += last && !columns_[i].right_align ? cell : Pad(cell, widths[i], columns_[i].right_align);
+      out +=
+          last && !columns_[i].right_align ? cell : Pad(cell, widths[i], columns_[i].right_align);
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out;
@@ -201,7 +206,19 @@ std::string Table::RenderMarkdown() const {
 }
 
 std::string FormatNumber(double value, int digits) {
-  std::string s = fmt::format("{:.{}f}", value, digits);
+  // std::to_chars writes the correctly rounded digits printf and fmt write, without fmt's
+  // format-string parsing (an answer formats a few hundred numbers); fmt keeps the rest.
+  std::string s;
+  char buffer[400];
+  auto [end, ec] =
+      std::isfinite(value) && digits >= 0 && digits <= 20
+          ? std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, digits)
+          : std::to_chars_result{buffer, std::errc::value_too_large};
+  if (ec == std::errc()) {
+    s.assign(buffer, end);
+  } else {
+    s = fmt::format("{:.{}f}", value, digits);
+  }
   if (s.find('.') != std::string::npos) {
     while (!s.empty() && s.back() == '0') s.pop_back();
     if (!s.empty() && s.back() == '.') s.pop_back();
