@@ -1,11 +1,15 @@
 // Prices that are a type's minimum over all regions rather than a quote for the row's region
 // (Spare Cores' Alibaba figures): the `lowest_over_regions` column loads as a per-mode mark,
 // survives a write, is cleared by a price for the region, and every offer shown at such a price
-// warns that its cost is a lower bound.
+// warns that its cost is a lower bound and says so in its JSON (`price_scope`); `catalog info`
+// counts such offers per provider.
 #include <gtest/gtest.h>
 
 #include "cloudfit/catalog_import.h"
+#include "cloudfit/catalog_info.h"
+#include "cloudfit/catalog_json.h"
 #include "cloudfit/recommend.h"
+#include "cloudfit/recommend_report.h"
 #include "test_support.h"
 
 namespace cloudfit {
@@ -145,6 +149,9 @@ TEST(PriceScopeTest, OnlyOffersAtALowerBoundPriceWarn) {
                        c.mode == PricingMode::kOnDemand;
     EXPECT_EQ(HasWarning(c), lower_bound)
         << c.instance->name << " " << c.region->region << " " << PricingModeName(c.mode);
+    EXPECT_EQ(CandidateToJson(c, "USD")["price_scope"],
+              lower_bound ? "lowest_over_regions" : "region")
+        << c.instance->name << " " << c.region->region << " " << PricingModeName(c.mode);
     (lower_bound ? marked : quoted) += 1;
   }
   EXPECT_EQ(marked, 1);
@@ -167,6 +174,8 @@ TEST(PriceScopeTest, ShownAlibabaOffersWarnAndOthersDoNot) {
     if (c.instance->provider == "alibaba") {
       ++alibaba;
       EXPECT_TRUE(HasWarning(c)) << c.instance->name;
+      EXPECT_EQ(CandidateToJson(c, "USD")["price_scope"], "lowest_over_regions")
+          << c.instance->name;
       for (const std::string& w : c.warnings) {
         if (w.rfind(kWarning, 0) != 0) continue;
         EXPECT_NE(w.find(c.instance->name), std::string::npos) << w;
@@ -175,10 +184,66 @@ TEST(PriceScopeTest, ShownAlibabaOffersWarnAndOthersDoNot) {
     } else {
       ++aws;
       EXPECT_FALSE(HasWarning(c)) << c.instance->name << " " << c.region->region;
+      EXPECT_EQ(CandidateToJson(c, "USD")["price_scope"], "region") << c.instance->name;
     }
   }
   EXPECT_GT(alibaba, 0) << "an Alibaba offer is shown";
   EXPECT_GT(aws, 0) << "an AWS offer is shown";
+}
+
+TEST(PriceScopeTest, AnUnknownPriceHasNoScope) {
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::FromFiles(FilesWithMark("ondemand"), "test", &catalog).ok());
+  RecommendOptions options;
+  options.providers = {"aws"};
+  options.all_regions = true;
+  Recommendation r;
+  ASSERT_TRUE(Recommend(catalog, ResNetTraining(catalog), options, &r).ok());
+  ASSERT_FALSE(r.ranked.empty());
+  Candidate unpriced = r.ranked[0];
+  unpriced.region = nullptr;  // as for an offer whose price is unknown
+  EXPECT_TRUE(CandidateToJson(unpriced, "USD")["price_scope"].is_null());
+}
+
+const ProviderSummary& ProviderIn(const CatalogSummary& s, const std::string& provider) {
+  for (const ProviderSummary& p : s.providers) {
+    if (p.provider == provider) return p;
+  }
+  ADD_FAILURE() << "no provider " << provider;
+  static const ProviderSummary kNone;
+  return kNone;
+}
+
+TEST(PriceScopeTest, CatalogInfoCountsLowerBoundOffersPerProvider) {
+  Catalog marked;
+  ASSERT_TRUE(Catalog::FromFiles(FilesWithMark("ondemand"), "test", &marked).ok());
+  CatalogSummary s = Summarize(marked, 20000);
+  EXPECT_EQ(ProviderIn(s, "aws").lower_bound_offers, 1) << "g5.xlarge in ap-northeast-1";
+  EXPECT_EQ(ProviderIn(s, "gcp").lower_bound_offers, 0);
+  int warned = 0;
+  for (const std::string& w : s.warnings) {
+    if (w.find("lowest price over all") == std::string::npos) continue;
+    ++warned;
+    EXPECT_EQ(w.rfind("aws: 1 of ", 0), 0u) << w;
+  }
+  EXPECT_EQ(warned, 1);
+  nlohmann::json json = CatalogSummaryToJson(s);
+  for (const nlohmann::json& p : json["providers"]) {
+    EXPECT_EQ(p["lower_bound_offers"], p["provider"] == "aws" ? 1 : 0) << p["provider"];
+  }
+
+  Catalog plain;
+  ASSERT_TRUE(Catalog::FromFiles(testing::FixtureFiles(), "plain", &plain).ok());
+  for (const ProviderSummary& p : Summarize(plain, 20000).providers) {
+    EXPECT_EQ(p.lower_bound_offers, 0) << p.provider;
+  }
+
+  // The built-in catalog: every priced Alibaba offer is Spare Cores' cross-region minimum.
+  CatalogSummary built_in = Summarize(testing::BuiltInCatalog(), 20000);
+  const ProviderSummary& alibaba = ProviderIn(built_in, "alibaba");
+  EXPECT_GT(alibaba.lower_bound_offers, 0);
+  EXPECT_EQ(alibaba.lower_bound_offers, alibaba.priced_offers);
+  EXPECT_EQ(ProviderIn(built_in, "aws").lower_bound_offers, 0);
 }
 
 }  // namespace

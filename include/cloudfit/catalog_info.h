@@ -20,6 +20,9 @@ struct ProviderSummary {
   int offers = 0;         // (type, region) rows
   int priced_offers = 0;  // rows with at least one known price
   int undated_offers = 0;  // priced rows whose source gives no date (as stale as can be)
+  // Priced rows with a price that is the type's lowest over all the provider's regions, not the
+  // region's own quote (RegionPrice::lowest_over_regions): a lower bound for that region.
+  int lower_bound_offers = 0;
   std::map<std::string, int> offers_per_region;
   int oldest_as_of_days = 0;  // over dated priced rows; 0 when there are none
   int newest_as_of_days = 0;

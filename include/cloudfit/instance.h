@@ -56,6 +56,10 @@ struct RegionPrice {
   }
 };
 
+// Whose price a row's `mode` price is: "region" (a quote for the row's region) or
+// "lowest_over_regions" (the type's lowest over all the provider's regions: a lower bound there).
+std::string_view PriceScopeName(const RegionPrice& price, PricingMode mode);
+
 struct InstanceType {
   std::string provider;
   std::string name;

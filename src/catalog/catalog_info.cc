@@ -26,6 +26,7 @@ CatalogSummary Summarize(const Catalog& catalog, int today_days) {
       ++p.offers_per_region[r.region];
       if (!r.any_price()) continue;
       ++p.priced_offers;
+      if (r.lowest_over_regions_modes != 0) ++p.lower_bound_offers;
       // Only priced rows say anything about how fresh the prices are.
       if (!r.as_of_known()) {
         ++p.undated_offers;
@@ -63,6 +64,12 @@ CatalogSummary Summarize(const Catalog& catalog, int today_days) {
             "stale; refresh them with 'cloudfit catalog refresh'",
             name, p.undated_offers, p.priced_offers));
       }
+    }
+    if (p.lower_bound_offers > 0) {
+      summary.warnings.push_back(fmt::format(
+          "{}: {} of {} priced offers carry the type's lowest price over all {} regions, not the "
+          "region's own (their source does not say which region): a lower bound for the region",
+          name, p.lower_bound_offers, p.priced_offers, name));
     }
     summary.providers.push_back(std::move(p));
   }

@@ -107,6 +107,10 @@ std::string_view PricingModeName(PricingMode mode) {
   return kNames[static_cast<int>(mode)];
 }
 
+std::string_view PriceScopeName(const RegionPrice& price, PricingMode mode) {
+  return price.lowest_over_regions(mode) ? "lowest_over_regions" : "region";
+}
+
 bool ParsePricingMode(std::string_view name, PricingMode* out) {
   std::string key = NormalizeName(name);
   if (key == "ondemand" || key == "od")

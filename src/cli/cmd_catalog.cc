@@ -50,6 +50,7 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
                    {"priced_offers", "priced", true},
                    {"regions", "regions", true},
                    {"undated_offers", "undated", true},
+                   {"lower_bound_offers", "lower bound", true},
                    {"oldest_as_of", "oldest as_of"},
                    {"newest_as_of", "newest as_of"},
                    {"age", "age (days)", true, 0, Audience::kPeople},
@@ -63,7 +64,8 @@ void RunInfo(const GlobalOptions& global, const CatalogOptions& options) {
         {p.provider, std::to_string(p.instance_types), std::to_string(p.gpu_instance_types),
          std::to_string(p.offers), std::to_string(p.priced_offers),
          std::to_string(p.offers_per_region.size()), std::to_string(p.undated_offers),
-         date_cell(p.oldest_as_of_days), date_cell(p.newest_as_of_days),
+         std::to_string(p.lower_bound_offers), date_cell(p.oldest_as_of_days),
+         date_cell(p.newest_as_of_days),
          p.age_days >= 0 ? TableCell(std::to_string(p.age_days) + (p.stale ? " (stale)" : ""))
                          : TableCell::Unknown(),
          p.age_days >= 0 ? TableCell(std::to_string(p.age_days)) : TableCell::Unknown(),

@@ -115,6 +115,7 @@ nlohmann::json CatalogSummaryToJson(const CatalogSummary& s) {
                          {"priced_offers", p.priced_offers},
                          {"offers_per_region", p.offers_per_region},
                          {"undated_offers", p.undated_offers},
+                         {"lower_bound_offers", p.lower_bound_offers},
                          {"oldest_as_of", date(p.oldest_as_of_days)},
                          {"newest_as_of", date(p.newest_as_of_days)},
                          {"age_days", p.age_days >= 0 ? nlohmann::json(p.age_days)

@@ -194,6 +194,13 @@ void WriteCandidate(const Candidate& c, const std::string& currency, JsonWriter*
     out->NullField("price_as_of");
   }
   out->Field("price_per_hour", c.price_per_hour);
+  // Whose price it is: the region's own quote, or the type's lowest over every region of the
+  // provider (a lower bound: the source does not say which region it is from).
+  if (c.region && c.region->price(c.mode)) {
+    out->Field("price_scope", PriceScopeName(*c.region, c.mode));
+  } else {
+    out->NullField("price_scope");
+  }
   out->Field("pricing", PricingModeName(c.mode));
   out->Field("provider", c.instance->provider);
   out->Field("reasons", c.reasons);
