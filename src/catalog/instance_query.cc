@@ -47,6 +47,7 @@ bool AnyOf(const std::vector<std::string>& wanted, const std::string& value) {
 struct SortableOffer {
   Offer offer;
   std::optional<double> comparable_price;  // in the comparison currency
+  std::pair<double, std::string> key;      // the --sort key, made once before sorting
 };
 
 }  // namespace
@@ -160,12 +161,16 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
     return {o.comparable_price.value_or(0), ""};
   };
   bool by_price = q.sort_by == "price";
+  // Made once per offer, not twice per comparison (a listing of the whole catalog compares
+  // ~40,000 times).
+  for (SortableOffer& o : offers) o.key = key_of(o);
   std::stable_sort(
       offers.begin(), offers.end(), [&](const SortableOffer& a, const SortableOffer& b) {
         if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
           return a.comparable_price.has_value();  // unknown prices last, in either direction
         }
-        auto ka = key_of(a), kb = key_of(b);
+        const auto& ka = a.key;
+        const auto& kb = b.key;
         if (ka != kb) return q.descending ? kb < ka : ka < kb;
         if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
           return a.comparable_price.has_value();
