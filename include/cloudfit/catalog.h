@@ -27,6 +27,12 @@ struct CurrencyRate {
   double usd_per_unit = 0;
   std::string as_of;
   std::string source;
+
+  // `amount` of this currency in currency `to`, through their rates in US dollars: the one
+  // place the conversion is written (Catalog::Convert, the recommender's and the bill's).
+  double ConvertTo(double amount, const CurrencyRate& to) const {
+    return amount * usd_per_unit / to.usd_per_unit;
+  }
 };
 
 // Blender Open Data median score of a GPU (data/render.csv).

@@ -355,7 +355,7 @@ Status Catalog::Convert(double amount, std::string_view from, std::string_view t
                                                Shown(source == nullptr ? from : to),
                                                Join(known, ", ")));
   }
-  *out = amount * source->usd_per_unit / target->usd_per_unit;
+  *out = source->ConvertTo(amount, *target);
   return Status::OK();
 }
 

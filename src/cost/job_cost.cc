@@ -46,7 +46,7 @@ bool Excluded(const std::vector<std::string>& excluded, const std::string& name)
 // As Catalog::Convert from US dollars, with the rates found once; unchanged without a rate.
 double Usd(const BillRows& rows, double usd) {
   if (rows.usd == nullptr || rows.target == nullptr) return usd;
-  return usd * rows.usd->usd_per_unit / rows.target->usd_per_unit;
+  return rows.usd->ConvertTo(usd, *rows.target);
 }
 
 std::string Gb(double bytes) { return FormatNumber(bytes / kGB, bytes < 10 * kGB ? 2 : 0) + " GB"; }

@@ -15,7 +15,7 @@
 namespace cloudfit {
 
 double RecommendContext::ToRequestCurrency(double amount, const std::string& from) const {
-  // Catalog::Convert's arithmetic, with the request's currency found once and the source's
+  // CurrencyRate::ConvertTo, with the request's currency found once and the source's
   // found again only when it changes.
   if (last_currency_rate_ == nullptr || from != last_currency_) {
     last_currency_rate_ = catalog.FindCurrency(from);
@@ -23,7 +23,7 @@ double RecommendContext::ToRequestCurrency(double amount, const std::string& fro
   }
   const CurrencyRate* source = last_currency_rate_;
   if (source == nullptr || request_currency == nullptr) return 0;
-  return amount * source->usd_per_unit / request_currency->usd_per_unit;
+  return source->ConvertTo(amount, *request_currency);
 }
 
 const BillRows& RecommendContext::BillRowsFor(const std::string& provider) const {
