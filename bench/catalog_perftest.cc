@@ -19,9 +19,9 @@
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/cost.h"
 #include "cloudfit/instance_query.h"
+#include "synthetic_catalog.h"
 #include "util/csv.h"
 #include "util/file.h"
-#include "synthetic_catalog.h"
 
 namespace cloudfit {
 namespace {

@@ -1,10 +1,11 @@
 // The efficiency fit and its cross-validation, on the LLM rows of shared/calibration (the
 // cheapest to predict, so a whole leave-one-GPU-out run stays short). Skips without ../shared.
-#include <cstdio>
+#include "cloudfit/calibration_fit.h"
 
 #include <gtest/gtest.h>
 
-#include "cloudfit/calibration_fit.h"
+#include <cstdio>
+
 #include "test_support.h"
 
 namespace cloudfit {
@@ -64,10 +65,11 @@ TEST(CalibrationFitTest, FittedValuesCarryToLeftOutGpusNoBetterThanTheShippedTab
       << "cross-validation restores the table";
   for (const char* family : {"llm_decode", "llm_prefill"}) {
     ASSERT_TRUE(cv.stats.count(family)) << family;
-    std::printf("%-12s shipped median %5.1f%% p90 %5.1f%% | leave-one-GPU-out fit median %5.1f%% "
-                "p90 %5.1f%%\n",
-                family, 100 * shipped[family].median_ape, 100 * shipped[family].p90_ape,
-                100 * cv.stats[family].median_ape, 100 * cv.stats[family].p90_ape);
+    std::printf(
+        "%-12s shipped median %5.1f%% p90 %5.1f%% | leave-one-GPU-out fit median %5.1f%% "
+        "p90 %5.1f%%\n",
+        family, 100 * shipped[family].median_ape, 100 * shipped[family].p90_ape,
+        100 * cv.stats[family].median_ape, 100 * cv.stats[family].p90_ape);
     EXPECT_EQ(cv.stats[family].cases, shipped[family].cases) << "every row predicted once";
   }
   double shipped_sum = shipped["llm_decode"].median_ape + shipped["llm_prefill"].median_ape;

@@ -58,8 +58,8 @@ DeviceModel Device(const std::string& gpu, NumericFormat format) {
 TEST(PhysicsTest, ResNet50DataParallelScalesOnEightNvlinkGpus) {
   for (const char* gpu : {"A100-SXM4-80GB", "H100-SXM5-80GB"}) {
     for (auto [batch, floor] : {std::pair{"256", 0.85}, std::pair{"32", 0.80}}) {
-      Fields f = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-                  {"micro_batch", batch}};
+      Fields f = {
+          {"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"}, {"micro_batch", batch}};
       Estimate eight = Estimated(f, gpu, 8);
       EXPECT_GE(eight.scaling_efficiency, floor) << gpu << " at " << batch << " per GPU";
       EXPECT_LE(eight.scaling_efficiency, 1.0) << gpu << " at " << batch << " per GPU";
@@ -72,8 +72,11 @@ TEST(PhysicsTest, ResNet50DataParallelScalesOnEightNvlinkGpus) {
 TEST(PhysicsTest, MoreGpusAreNeverSlowerUnlessCommunicationBound) {
   const Fields models[] = {
       {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"}, {"micro_batch", "64"}},
-      {{"kind", "train"}, {"model", "BERT-large-uncased"}, {"precision", "fp16"},
-       {"micro_batch", "16"}, {"seq_len", "128"}},
+      {{"kind", "train"},
+       {"model", "BERT-large-uncased"},
+       {"precision", "fp16"},
+       {"micro_batch", "16"},
+       {"seq_len", "128"}},
       {{"kind", "train"}, {"model", "Llama-3.2-1B"}, {"micro_batch", "4"}, {"seq_len", "1024"}},
   };
   for (const char* gpu : {"A100-SXM4-80GB", "H100-SXM5-80GB", "L4", "A10G", "RTX-4090"}) {
@@ -95,8 +98,7 @@ TEST(PhysicsTest, MoreGpusAreNeverSlowerUnlessCommunicationBound) {
 TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
   DeviceModel geforce = Device("RTX-4090", NumericFormat::kFp16);
   ASSERT_GT(geforce.fp16_acc16_flops, 0);
-  EXPECT_NEAR(geforce.matrix_flops * 2, geforce.fp16_acc16_flops,
-              0.02 * geforce.fp16_acc16_flops);
+  EXPECT_NEAR(geforce.matrix_flops * 2, geforce.fp16_acc16_flops, 0.02 * geforce.fp16_acc16_flops);
   DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
   EXPECT_TRUE(a100.fp16_acc16_flops == 0 ||
               std::abs(a100.fp16_acc16_flops - a100.peak_matrix_flops) <
@@ -105,8 +107,8 @@ TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
 
 // Every GPU sustains about its datasheet or less: large GEMMs near or below the peak (GeForce
 // boards boost above their rated clock: an RTX 3090 measures 76 of a rated 71 TFLOP/s), memory
-// copies below the pin bandwidth, and the L40S (GDDR6, 864 GB/s) below the A100 (HBM2e, 2 TB/s) in decode
-// whatever its tensor peak.
+// copies below the pin bandwidth, and the L40S (GDDR6, 864 GB/s) below the A100 (HBM2e, 2 TB/s) in
+// decode whatever its tensor peak.
 TEST(PhysicsTest, DevicesSustainLessThanTheirDatasheets) {
   for (const Accelerator& gpu : testing::BuiltInCatalog().accelerators()) {
     HardwareSpec spec;
@@ -153,8 +155,8 @@ TEST(PhysicsTest, ANewGpuIsPredictedFromItsRowAlone) {
     }
     cells.push_back(cell);
   }
-  std::string header = csv.substr(csv.find("name,vendor"), csv.find('\n', csv.find("name,vendor")) -
-                                                              csv.find("name,vendor"));
+  std::string header = csv.substr(
+      csv.find("name,vendor"), csv.find('\n', csv.find("name,vendor")) - csv.find("name,vendor"));
   std::vector<std::string> columns;
   for (size_t p = 0, q; p <= header.size(); p = q + 1) {
     q = header.find(',', p);
@@ -194,8 +196,11 @@ TEST(PhysicsTest, ANewGpuIsPredictedFromItsRowAlone) {
   double ratio = sibling.serving->tpot_s / base.serving->tpot_s;
   EXPECT_GT(ratio, 1.6) << "decode reads the weights at the bandwidth";
   EXPECT_LT(ratio, 2.05);
-  Fields train = {{"kind", "train"}, {"model", "BERT-large-uncased"}, {"precision", "fp16"},
-                  {"micro_batch", "32"}, {"seq_len", "512"}};
+  Fields train = {{"kind", "train"},
+                  {"model", "BERT-large-uncased"},
+                  {"precision", "fp16"},
+                  {"micro_batch", "32"},
+                  {"seq_len", "512"}};
   double slower = Estimated(catalog, train, "H100-SXM5-80GB").throughput /
                   Estimated(catalog, train, "Test-Sibling-80GB").throughput;
   EXPECT_GT(slower, 1.5);
@@ -220,8 +225,11 @@ TEST(PhysicsTest, AnOperatorMixThatDoesNotAddUpIsRejectedWithItsLine) {
 
 // Fine-tuning recipes that real runs use change what the device holds.
 TEST(PhysicsTest, FineTuningRecipesChangeWhatTheDeviceHolds) {
-  Fields full = {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"micro_batch", "2"},
-                 {"seq_len", "2048"}, {"recompute", "full"}};
+  Fields full = {{"kind", "train"},
+                 {"model", "Llama-3.1-8B"},
+                 {"micro_batch", "2"},
+                 {"seq_len", "2048"},
+                 {"recompute", "full"}};
   Estimate plain = Estimated(full, "H100-SXM5-80GB");
   Fields in_backward = full;
   in_backward.push_back({"optimizer_in_backward", "true"});
@@ -242,8 +250,11 @@ TEST(PhysicsTest, FineTuningRecipesChangeWhatTheDeviceHolds) {
   EXPECT_GT(offloaded.memory.host_bytes, 0.9 * plain.memory.optimizer_bytes);
 
   // FSDP shards a LoRA run's frozen base across the GPUs.
-  Fields lora = {{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"micro_batch", "1"},
-                 {"seq_len", "1024"}, {"zero", "3"}};
+  Fields lora = {{"kind", "lora"},
+                 {"model", "Llama-3.1-8B"},
+                 {"micro_batch", "1"},
+                 {"seq_len", "1024"},
+                 {"zero", "3"}};
   double one = Estimated(lora, "A100-SXM4-80GB", 1).memory.weights_bytes;
   double eight = Estimated(lora, "A100-SXM4-80GB", 8).memory.weights_bytes;
   EXPECT_LT(eight, 0.25 * one);
@@ -375,8 +386,8 @@ TEST(PhysicsTest, LlamaCppDequantizesQuantizedWeightsForPromptBatches) {
 }
 
 TEST(PhysicsTest, ExplanationNamesTheOperatorGroups) {
-  Fields f = {{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"},
-              {"micro_batch", "64"}};
+  Fields f = {
+      {"kind", "train"}, {"model", "ResNet-50"}, {"precision", "fp16"}, {"micro_batch", "64"}};
   Estimate e = Estimated(f, "A100-SXM4-80GB");
   std::string all;
   for (const Term& term : e.terms) all += term.name + "\n";

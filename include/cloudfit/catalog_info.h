@@ -17,8 +17,8 @@ struct ProviderSummary {
   std::string provider;
   int instance_types = 0;
   int gpu_instance_types = 0;
-  int offers = 0;         // (type, region) rows
-  int priced_offers = 0;  // rows with at least one known price
+  int offers = 0;          // (type, region) rows
+  int priced_offers = 0;   // rows with at least one known price
   int undated_offers = 0;  // priced rows whose source gives no date (as stale as can be)
   // Priced rows with a price that is the type's lowest over all the provider's regions, not the
   // region's own quote (RegionPrice::lowest_over_regions): a lower bound for that region.

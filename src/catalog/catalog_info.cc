@@ -1,8 +1,8 @@
 #include "cloudfit/catalog_info.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "util/date.h"
 
@@ -40,8 +40,8 @@ CatalogSummary Summarize(const Catalog& catalog, int today_days) {
   }
   for (auto& [name, p] : by_provider) {
     if (p.priced_offers == 0) {
-      summary.warnings.push_back(
-          fmt::format("{}: no prices in the catalog; every {} offer is 'price unknown'", name, name));
+      summary.warnings.push_back(fmt::format(
+          "{}: no prices in the catalog; every {} offer is 'price unknown'", name, name));
     } else {
       if (p.oldest_as_of_days > 0) {
         p.age_days = today_days - p.oldest_as_of_days;

@@ -1,18 +1,18 @@
 // cloudfit calibrate: score the estimates against public measurements (shared/calibration), and
 // refit the efficiency factors from them.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "cli/cli_common.h"
+#include "cloudfit/calibration.h"
+#include "cloudfit/calibration_fit.h"
+#include "cloudfit/calibration_transfer.h"
 #include "util/file.h"
 #include "util/validate.h"
-#include "cloudfit/calibration.h"
-#include "cloudfit/calibration_transfer.h"
-#include "cloudfit/calibration_fit.h"
 
 namespace cloudfit::cli {
 
@@ -47,7 +47,9 @@ nlohmann::json StatsJson(const std::map<std::string, ErrorStats>& stats) {
 }
 
 std::string StatsTable(const std::map<std::string, ErrorStats>& stats, const std::string& title) {
-  Table table({{"group", title}, {"cases", "cases", true}, {"median", "median error", true},
+  Table table({{"group", title},
+               {"cases", "cases", true},
+               {"median", "median error", true},
                {"p90", "p90 error", true}});
   for (const auto& [key, s] : stats) {
     table.AddRow({key, std::to_string(s.cases), FormatNumber(100 * s.median_ape, 1) + "%",
@@ -75,7 +77,9 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   if (o.format.json) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [key, s] : stats) {
-      groups[key] = {{"cases", s.cases}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape},
+      groups[key] = {{"cases", s.cases},
+                     {"median_ape", s.median_ape},
+                     {"p90_ape", s.p90_ape},
                      {"agreement", s.agreement}};
     }
     nlohmann::json skip = nlohmann::json::array();
@@ -157,8 +161,12 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   }
   if (o.cases) {
     // --cases with --csv prints this table alone.
-    Table rows({{"id", "row"}, {"metric", "metric"}, {"gpu", "gpu"}, {"model", "model"},
-                {"measured", "measured", true}, {"predicted", "predicted", true},
+    Table rows({{"id", "row"},
+                {"metric", "metric"},
+                {"gpu", "gpu"},
+                {"model", "model"},
+                {"measured", "measured", true},
+                {"predicted", "predicted", true},
                 {"error", "error", true}});
     for (const CalibrationCase& c : cases) {
       double p = 0;
@@ -198,10 +206,9 @@ void RunFit(const GlobalOptions& global, const CalibrateOptions& o) {
   std::string text = FormatEfficiencyCsv(catalog.efficiency());
   Status written = WriteFileAtomically(o.out, text);
   if (!written.ok()) throw CliError{"--out: " + written.message()};
-  std::cout << fmt::format(
-      "fitted {} factors to {} cases: objective {:.3f} -> {:.3f}; wrote {}\n",
-      report.parameters, report.cases, report.objective_before,
-      report.objective_after, o.out);
+  std::cout << fmt::format("fitted {} factors to {} cases: objective {:.3f} -> {:.3f}; wrote {}\n",
+                           report.parameters, report.cases, report.objective_before,
+                           report.objective_after, o.out);
 }
 
 }  // namespace
@@ -222,8 +229,9 @@ void AddCalibrateCommand(CLI::App* app, const GlobalOptions* global) {
   report->add_flag("--cross-validate", options->cross_validate,
                    "Also refit without each GPU, then without each model, and score the rows "
                    "left out (leave-one-out cross-validation)");
-  report->add_option("--passes", options->passes,
-                     "Coordinate-descent passes of each cross-validation fit (1-9)")
+  report
+      ->add_option("--passes", options->passes,
+                   "Coordinate-descent passes of each cross-validation fit (1-9)")
       ->check(CLI::Range(1, 9))
       ->capture_default_str();
   AddFormatFlags(report, &options->format);

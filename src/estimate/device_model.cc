@@ -1,10 +1,10 @@
 #include "estimate/device_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 
@@ -38,10 +38,10 @@ double AchievableBandwidth(const EfficiencyTable& efficiency, const Accelerator&
   }
   double fraction = efficiency.Lookup("achievable_bandwidth", "*", gpu.memory_type, 0.85, &row);
   if (row == nullptr || row->group == "*") {
-    notes->push_back(fmt::format("no bandwidth measurement for {} memory: {:.0f}% of the "
-                                 "datasheet assumed",
-                                 gpu.memory_type.empty() ? "this GPU's" : gpu.memory_type,
-                                 100 * fraction));
+    notes->push_back(
+        fmt::format("no bandwidth measurement for {} memory: {:.0f}% of the "
+                    "datasheet assumed",
+                    gpu.memory_type.empty() ? "this GPU's" : gpu.memory_type, 100 * fraction));
   }
   return gpu.memory_bandwidth_bytes_per_s * fraction;
 }
@@ -58,10 +58,18 @@ bool HasMatrixUnits(const Accelerator& gpu) {
 void ChooseMathUnit(const Accelerator& gpu, NumericFormat format, DeviceModel* d) {
   std::vector<Precision> chain;
   switch (format) {
-    case NumericFormat::kFp32: chain = {Precision::kFp32}; break;
-    case NumericFormat::kTf32: chain = {Precision::kTf32, Precision::kFp32}; break;
-    case NumericFormat::kFp16: chain = {Precision::kFp16, Precision::kFp32}; break;
-    case NumericFormat::kBf16: chain = {Precision::kBf16, Precision::kFp16, Precision::kFp32}; break;
+    case NumericFormat::kFp32:
+      chain = {Precision::kFp32};
+      break;
+    case NumericFormat::kTf32:
+      chain = {Precision::kTf32, Precision::kFp32};
+      break;
+    case NumericFormat::kFp16:
+      chain = {Precision::kFp16, Precision::kFp32};
+      break;
+    case NumericFormat::kBf16:
+      chain = {Precision::kBf16, Precision::kFp16, Precision::kFp32};
+      break;
     case NumericFormat::kFp8:
       chain = {Precision::kFp8, Precision::kBf16, Precision::kFp16, Precision::kFp32};
       break;
@@ -81,14 +89,22 @@ void ChooseMathUnit(const Accelerator& gpu, NumericFormat format, DeviceModel* d
     if (!peak) continue;
     d->peak_matrix_flops = *peak;
     switch (p) {
-      case Precision::kFp32: d->math_unit = "simt-fp32"; break;
-      case Precision::kTf32: d->math_unit = "tensor-tf32"; break;
+      case Precision::kFp32:
+        d->math_unit = "simt-fp32";
+        break;
+      case Precision::kTf32:
+        d->math_unit = "tensor-tf32";
+        break;
       case Precision::kFp16:
       case Precision::kBf16:
         d->math_unit = HasMatrixUnits(gpu) ? "tensor-fp16" : "simt-fp16";
         break;
-      case Precision::kFp8: d->math_unit = "tensor-fp8"; break;
-      case Precision::kInt8: d->math_unit = "tensor-int8"; break;
+      case Precision::kFp8:
+        d->math_unit = "tensor-fp8";
+        break;
+      case Precision::kInt8:
+        d->math_unit = "tensor-int8";
+        break;
     }
     if (p != chain.front()) {
       d->notes.push_back(fmt::format("{} has no {} units: runs at its {} rate", gpu.name,
@@ -115,9 +131,10 @@ double SustainedFraction(const EfficiencyTable& efficiency, const Accelerator& g
            efficiency.Lookup("large_gemm_fraction", "*", "steady-clock", 0.9);
   }
   double typical = efficiency.Lookup("large_gemm_fraction", "*", "unmeasured", 0.8);
-  notes->push_back(fmt::format("{}: no published GEMM measurement or sustained clock; {:.0f}% of "
-                               "the datasheet peak assumed (the median of the boards measured)",
-                               gpu.name, 100 * typical));
+  notes->push_back(
+      fmt::format("{}: no published GEMM measurement or sustained clock; {:.0f}% of "
+                  "the datasheet peak assumed (the median of the boards measured)",
+                  gpu.name, 100 * typical));
   return typical;
 }
 
@@ -189,8 +206,8 @@ DeviceModel CpuDevice(const EfficiencyTable& efficiency, const Hardware& hw, Num
     // A VM gets the socket's bandwidth in proportion to its share of the socket's threads.
     double threads_per_socket = std::max(1, c.cores_per_socket) * std::max(1, c.threads_per_core);
     double bw = c.memory_bandwidth_bytes_per_s_per_socket;
-    d.datasheet_bandwidth = bw > 0 ? bw * vcpus / threads_per_socket
-                                   : vcpus * kUnknownCpuBytesPerSPerVcpu;
+    d.datasheet_bandwidth =
+        bw > 0 ? bw * vcpus / threads_per_socket : vcpus * kUnknownCpuBytesPerSPerVcpu;
   }
   d.matrix_flops = d.peak_matrix_flops;
   d.vector_flops = vcpus * (hw.cpu ? hw.cpu->fp32_flops_per_vcpu : kUnknownCpuFlopsPerVcpu);

@@ -1,7 +1,7 @@
 // What one device sustains at one numeric format: the matrix rate (what a large dense GEMM
-// reaches at the clock the board holds under its power limit), the vector rate, the achievable memory
-// bandwidth for its memory type, and the SM count that wave quantisation needs. Everything here
-// comes from data/accelerators.csv (or data/cpus.csv) and the cited fractions of
+// reaches at the clock the board holds under its power limit), the vector rate, the achievable
+// memory bandwidth for its memory type, and the SM count that wave quantisation needs. Everything
+// here comes from data/accelerators.csv (or data/cpus.csv) and the cited fractions of
 // data/efficiency.csv; nothing is fitted per GPU.
 #ifndef CLOUDFIT_ESTIMATE_DEVICE_MODEL_H_
 #define CLOUDFIT_ESTIMATE_DEVICE_MODEL_H_
@@ -16,7 +16,7 @@
 namespace cloudfit {
 
 struct DeviceModel {
-  std::string name;          // the accelerator or CPU generation
+  std::string name;  // the accelerator or CPU generation
   bool gpu = true;
   // The units a matrix multiply at this format runs on: tensor-fp16, tensor-tf32, tensor-fp8,
   // tensor-int8, simt-fp32 (GPUs without tensor cores, or FP32 before Ampere), cpu.
@@ -24,17 +24,17 @@ struct DeviceModel {
   double peak_matrix_flops = 0;  // datasheet dense peak at the format
   // The share of the datasheet a large GEMM sustains (measured, or from the sustained clock).
   double clock_ratio = 1;
-  double matrix_flops = 0;       // what a large dense GEMM sustains at the format
-  double vector_flops = 0;       // non-tensor FP32 at the sustained clock
-  double fp16_acc16_flops = 0;   // FP16 tensor rate accumulating in FP16 (0: as matrix_flops)
-  double int8_flops = 0;         // INT8 tensor rate (0: none)
+  double matrix_flops = 0;         // what a large dense GEMM sustains at the format
+  double vector_flops = 0;         // non-tensor FP32 at the sustained clock
+  double fp16_acc16_flops = 0;     // FP16 tensor rate accumulating in FP16 (0: as matrix_flops)
+  double int8_flops = 0;           // INT8 tensor rate (0: none)
   double datasheet_bandwidth = 0;  // bytes/s
   double bandwidth = 0;            // achievable bytes/s
   int sm_count = 0;                // SMs or CUs; vCPUs for a CPU
   double l2_bytes = 0;
-  double memory_bytes = 0;         // per device
-  double activation_bytes = 2;     // bytes per activation element at the format
-  double weight_bytes = 2;         // bytes per weight read by a matrix multiply (4.5/8 for int4)
+  double memory_bytes = 0;      // per device
+  double activation_bytes = 2;  // bytes per activation element at the format
+  double weight_bytes = 2;      // bytes per weight read by a matrix multiply (4.5/8 for int4)
   // Assumptions a user should see ("sustained clock unknown: the datasheet clock is assumed").
   std::vector<std::string> notes;
 };

@@ -1,9 +1,9 @@
 #include "cloudfit/hardware.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "estimate/device_model.h"
 #include "util/strings.h"
@@ -111,8 +111,8 @@ Hardware HardwareForInstance(const InstanceType& instance, int nodes) {
   h.gpu = instance.gpu;
   h.gpus_per_node = instance.gpu ? instance.gpu_count : 0;
   h.nodes = nodes;
-  h.gpu_memory_bytes = instance.gpu_count > 0 ? instance.gpu_memory_bytes / std::max(1.0, instance.gpu_count)
-                                              : 0;
+  h.gpu_memory_bytes =
+      instance.gpu_count > 0 ? instance.gpu_memory_bytes / std::max(1.0, instance.gpu_count) : 0;
   // A whole GPU loses the same share to in-band ECC in an instance as when named alone; a vGPU
   // slice's memory is what the profile gives.
   if (instance.gpu && instance.gpu_count >= 1 &&
@@ -149,9 +149,8 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
       s = catalog.FindAccelerator(spec.gpu, &a);
       if (!s.ok()) return Status::InvalidArgument("--gpu: " + s.message());
       if (a != t->gpu) {
-        return Status::InvalidArgument(fmt::format("--gpu: {} has {}, not {}", t->name,
-                                                   t->has_gpu() ? t->gpu_name() : "no GPU",
-                                                   a->name));
+        return Status::InvalidArgument(fmt::format(
+            "--gpu: {} has {}, not {}", t->name, t->has_gpu() ? t->gpu_name() : "no GPU", a->name));
       }
     }
     if (spec.gpus != 1 && std::abs(spec.gpus - t->gpu_count) > 1e-9) {
@@ -161,8 +160,8 @@ Status ResolveHardware(const Catalog& catalog, const HardwareSpec& spec, Hardwar
     if (Status s = CheckDeviceCount("--nodes", t->gpu_count, spec.nodes); !s.ok()) return s;
     if (t->has_gpu() && t->gpu == nullptr) {
       return Status::InvalidArgument(fmt::format(
-          "--instance: {}'s GPU model is not disclosed by {}, so it cannot be estimated",
-          t->name, t->provider));
+          "--instance: {}'s GPU model is not disclosed by {}, so it cannot be estimated", t->name,
+          t->provider));
     }
     *out = HardwareForInstance(*t, spec.nodes);
     if (spec.network_gbps > 0 || spec.peer_to_peer) {

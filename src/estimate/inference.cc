@@ -1,16 +1,16 @@
 // Inference: dispatches language models to the serving estimate (llm_serving.cc) and runs
 // other models (CNNs, encoders, diffusion) as a forward pass per sample.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/llm_step_model.h"
 #include "estimate/model_operators.h"
 #include "estimate/op_timing.h"
-#include "estimate/transformer_ops.h"
 #include "estimate/transformer_math.h"
+#include "estimate/transformer_ops.h"
 #include "util/validate.h"
 
 namespace cloudfit {
@@ -34,7 +34,8 @@ Status ForwardInference(const LlmStepModel& im, const Workload& w, const Hardwar
     ops = OperatorsForRun(DataModelOperators(m, &e->notes), false, w.flash_attention);
   }
   double scale = 1;
-  if (w.resolution > 0 && m.resolution > 0) scale = std::pow(double(w.resolution) / m.resolution, 2);
+  if (w.resolution > 0 && m.resolution > 0)
+    scale = std::pow(double(w.resolution) / m.resolution, 2);
   if (m.family == "diffusion") {
     // Classifier-free guidance runs two passes per step; guidance-distilled diffusion
     // transformers (Flux.1-dev) run one.

@@ -2,14 +2,14 @@
 // unit is split into model copies (tensor or pipeline parallel), what the engine's profile
 // changes in each step, the batch a copy forms at the requested load, latencies at a percentile
 // (serving_load.h), and the replicas that serve the rate at the target utilisation.
+#include "estimate/llm_serving.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
-
-#include <fmt/format.h>
-
-#include "estimate/llm_serving.h"
 
 namespace cloudfit {
 
@@ -158,8 +158,8 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
   const double output = w.output_tokens;
   const double mean_context = prompt + output / 2;
   bool large = LargeGpu(profile, hw);
-  int engine_cap = large && profile.max_batch_large_gpu > 0 ? profile.max_batch_large_gpu
-                                                              : profile.max_batch;
+  int engine_cap =
+      large && profile.max_batch_large_gpu > 0 ? profile.max_batch_large_gpu : profile.max_batch;
   if (w.max_batch > 0) engine_cap = w.max_batch;
   if (w.micro_batch > 0) engine_cap = std::min(engine_cap, w.micro_batch);
   int chunk = large && profile.prefill_chunk_tokens_large_gpu > 0
@@ -190,8 +190,8 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
     // output are resident; a contiguous one reserves the whole context per sequence.
     c.resident_tokens = profile.paged_kv ? mean_context : prompt + output;
     c.kv_capacity_tokens = im.KvCapacityTokens();
-    int fit = static_cast<int>(std::min<double>(1 << 30, std::floor(c.kv_capacity_tokens /
-                                                                     c.resident_tokens)));
+    int fit = static_cast<int>(
+        std::min<double>(1 << 30, std::floor(c.kv_capacity_tokens / c.resident_tokens)));
     int stages = c.layout.layers ? c.layout.gpus : 1;
     c.steps = StepsForCopy(im, w, policy, std::min(engine_cap, fit), chunk, stages);
     const ReplicaSteps& st = c.steps;
@@ -268,8 +268,8 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
     }
     // The figures at the load each copy really carries: the batch that load forms.
     double per_copy = w.request_rate / (static_cast<double>(s.replicas) * c.layout.copies);
-    LoadPoint lp = EvaluateLoad(st, std::min(per_copy, 0.999 * c.saturation_rate),
-                                w.latency_percentile);
+    LoadPoint lp =
+        EvaluateLoad(st, std::min(per_copy, 0.999 * c.saturation_rate), w.latency_percentile);
     s.ttft_s = lp.ttft_s;
     s.tpot_s = lp.tpot_s;
     s.ttft_median_s = lp.ttft_median_s;
@@ -285,7 +285,8 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
           100 * kMinPlannedUtilisation, s.replicas));
     }
     s.meets_targets = c.planned_rate > 0 && !idle_fleet && per_copy <= c.saturation_rate &&
-                      needed <= kMaxReplicas && (!w.ttft_target_s || s.ttft_s <= *w.ttft_target_s) &&
+                      needed <= kMaxReplicas &&
+                      (!w.ttft_target_s || s.ttft_s <= *w.ttft_target_s) &&
                       (!w.tpot_target_s || s.tpot_s <= *w.tpot_target_s);
     batch = std::max(1.0, lp.sequences);
     if (!s.meets_targets && !idle_fleet) {
@@ -349,8 +350,9 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
 
   std::string layout =
       c.layout.copies > 1 || c.layout.gpus > 1
-          ? fmt::format("{} cop{} x {} GPU{} ({})", c.layout.copies, c.layout.copies == 1 ? "y" : "ies",
-                        c.layout.gpus, c.layout.gpus == 1 ? "" : "s",
+          ? fmt::format("{} cop{} x {} GPU{} ({})", c.layout.copies,
+                        c.layout.copies == 1 ? "y" : "ies", c.layout.gpus,
+                        c.layout.gpus == 1 ? "" : "s",
                         c.layout.layers ? "layers split, pipeline" : "tensor parallel")
           : "1 copy";
   AddTerm(e, "model copies per replica", c.layout.copies, "",
@@ -363,12 +365,12 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
           fmt::format("2 x layers x kv_heads x head_dim x {} bytes ({})",
                       c.inputs.kv_bytes_per_element, w.kv_cache_dtype));
   const DeviceModel& d = im.device();
-  AddTerm(e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
-          fmt::format("{} achievable, of {:.0f} GB/s on the datasheet; {} kernels reach {:.2f} "
-                      "of it{}",
-                      d.name, d.datasheet_bandwidth / 1e9, im.stack().name,
-                      im.stack().stream_fraction,
-                      c.inputs.decode_bandwidth_efficiency ? " (engine profile)" : ""));
+  AddTerm(
+      e, "memory bandwidth", d.bandwidth / 1e9, "GB/s",
+      fmt::format("{} achievable, of {:.0f} GB/s on the datasheet; {} kernels reach {:.2f} "
+                  "of it{}",
+                  d.name, d.datasheet_bandwidth / 1e9, im.stack().name, im.stack().stream_fraction,
+                  c.inputs.decode_bandwidth_efficiency ? " (engine profile)" : ""));
   AddTerm(e, "matrix rate", d.matrix_flops / 1e12, "TFLOP/s",
           fmt::format("{} {} sustained; {} GEMMs reach {:.2f} of it{}", d.name, d.math_unit,
                       im.stack().name, im.stack().gemm_fraction,
@@ -395,8 +397,8 @@ Status EstimateLlmServing(const Catalog& catalog, const Workload& workload, cons
             fmt::format("per replica: {} x saturation, lowered until p{:.0f} latencies meet the "
                         "targets (bound: {})",
                         w.target_utilisation, 100 * w.latency_percentile, s.sized_by));
-    AddTerm(e, "replicas", s.replicas, "", fmt::format("ceil({} / {:.4g})", w.request_rate,
-                                                       s.requests_per_s));
+    AddTerm(e, "replicas", s.replicas, "",
+            fmt::format("ceil({} / {:.4g})", w.request_rate, s.requests_per_s));
     AddTerm(e, "batch at the requested rate", s.batch_at_load, "sequences per copy",
             "n = rate x (output - 1) x D(1 + n) / (1 - prefill share), Little's law");
     AddTerm(e, "utilisation", s.utilisation, "", "rate per copy / saturation");

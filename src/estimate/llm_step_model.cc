@@ -1,9 +1,9 @@
 #include "estimate/llm_step_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "estimate/transformer_math.h"
 #include "estimate/transformer_ops.h"
@@ -92,8 +92,8 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
     stack_.sm_bytes_per_s = 0;
   }
   if (engine.prefill_compute_efficiency && plain.matrix_flops > 0) {
-    double fraction = *engine.prefill_compute_efficiency * plain.peak_matrix_flops /
-                      plain.matrix_flops;
+    double fraction =
+        *engine.prefill_compute_efficiency * plain.peak_matrix_flops / plain.matrix_flops;
     stack_.gemm_fraction = fraction;
     stack_.attention_fraction = std::min(stack_.attention_fraction, fraction);
   }
@@ -247,8 +247,8 @@ MemoryBreakdown LlmStepModel::Memory(double batch, double context) const {
   ActivationOptions o;
   o.flash_attention = true;
   o.dropout = false;
-  mem.activations_bytes = LayerActivationBytes(m_, chunk, 1, o) +
-                          batch * static_cast<double>(m_.vocab) * 4;
+  mem.activations_bytes =
+      LayerActivationBytes(m_, chunk, 1, o) + batch * static_cast<double>(m_.vocab) * 4;
   if (devices_ > 1) mem.comm_buffers_bytes = kNcclBufferBytes;
   if (hw_.has_gpu()) mem.runtime_bytes = kCudaRuntimeBytes;
   return mem;

@@ -32,7 +32,7 @@ struct EngineStepInputs {
   // peak (prefill); unset: the software stack's rows of data/efficiency.csv.
   std::optional<double> decode_bandwidth_efficiency;
   std::optional<double> prefill_compute_efficiency;
-  double step_overhead_s = 0;      // per iteration, outside the GPU kernels
+  double step_overhead_s = 0;                     // per iteration, outside the GPU kernels
   double memory_share = kPagedEngineMemoryShare;  // of device memory, for weights + KV
   bool memory_share_of_free = false;  // share of what weights and workspace leave instead
 };

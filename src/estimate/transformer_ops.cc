@@ -147,8 +147,8 @@ class LayerBuilder {
       Stream(OpKind::kElementwise, "expert dispatch and combine", 2 * s_ * h_ * experts,
              2 * s_ * h_ * experts, layers);
     }
-    Gemm(gated ? "MLP gate and up projections" : "MLP up projection", s_,
-         (gated ? 2 : 1) * width, h_, layers, true);
+    Gemm(gated ? "MLP gate and up projections" : "MLP up projection", s_, (gated ? 2 : 1) * width,
+         h_, layers, true);
     Stream(OpKind::kActivation, gated ? "gated activation" : "activation",
            (gated ? 2 : 1) * s_ * width, s_ * width, layers);
     Gemm("MLP down projection", s_, h_, width, layers, true);

@@ -25,7 +25,7 @@ struct TransformerOpsOptions {
   double seq_len = 1;  // query tokens per sample
   double key_len = 0;  // tokens attended per query; 0 = seq_len (Transformer-XL adds its memory)
   int tensor_parallel = 1;
-  double layers = 0;   // layers on this device (a pipeline stage); 0 = all
+  double layers = 0;  // layers on this device (a pipeline stage); 0 = all
   bool flash_attention = true;
   // Unfused attention as ggml (llama.cpp) and Hugging Face's eager attention run grouped-query
   // attention: one product per query head, the key/value head broadcast (ggml's batched cuBLAS

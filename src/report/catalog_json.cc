@@ -40,37 +40,37 @@ nlohmann::json GpuToJson(const Accelerator& a) {
           {"notes", a.notes}};
 }
 
-
 nlohmann::json ModelToJson(const Model& m) {
-  nlohmann::json j = {{"name", m.name},
-                      {"aliases", m.aliases},
-                      {"family", m.family},
-                      {"params", m.params},
-                      {"active_params", m.active_params},
-                      {"layers", m.layers},
-                      {"hidden", m.hidden},
-                      {"heads", m.heads},
-                      {"kv_heads", m.kv_heads},
-                      {"ffn_hidden", m.ffn_hidden},
-                      {"vocab", m.vocab},
-                      {"context", m.context},
-                      {"experts", m.experts},
-                      {"experts_per_token", m.experts_per_token},
-                      {"tied_embeddings", m.tied_embeddings},
-                      {"gflops_per_sample", m.gflops_per_sample ? nlohmann::json(*m.gflops_per_sample)
-                                                                : nlohmann::json(nullptr)},
-                      {"resolution", m.resolution},
-                      {"source", m.source},
-                      {"as_of", m.as_of}};
+  nlohmann::json j = {
+      {"name", m.name},
+      {"aliases", m.aliases},
+      {"family", m.family},
+      {"params", m.params},
+      {"active_params", m.active_params},
+      {"layers", m.layers},
+      {"hidden", m.hidden},
+      {"heads", m.heads},
+      {"kv_heads", m.kv_heads},
+      {"ffn_hidden", m.ffn_hidden},
+      {"vocab", m.vocab},
+      {"context", m.context},
+      {"experts", m.experts},
+      {"experts_per_token", m.experts_per_token},
+      {"tied_embeddings", m.tied_embeddings},
+      {"gflops_per_sample",
+       m.gflops_per_sample ? nlohmann::json(*m.gflops_per_sample) : nlohmann::json(nullptr)},
+      {"resolution", m.resolution},
+      {"source", m.source},
+      {"as_of", m.as_of}};
   return j;
 }
-
 
 nlohmann::json OfferToJson(const Offer& o) {
   const InstanceType& t = *o.instance;
   nlohmann::json gpu = nullptr;
   if (t.has_gpu()) {
-    gpu = {{"name", t.gpu_name()}, {"count", t.gpu_count}, {"memory_gib_total", t.gpu_memory_gib()}};
+    gpu = {
+        {"name", t.gpu_name()}, {"count", t.gpu_count}, {"memory_gib_total", t.gpu_memory_gib()}};
   }
   return {{"provider", t.provider},
           {"instance_type", t.name},
@@ -93,7 +93,6 @@ nlohmann::json OfferToJson(const Offer& o) {
           {"source", o.region->source}};
 }
 
-
 nlohmann::json OffersToJson(const std::vector<Offer>& offers, PricingMode pricing) {
   nlohmann::json list = nlohmann::json::array();
   for (const Offer& o : offers) list.push_back(OfferToJson(o));
@@ -105,22 +104,24 @@ nlohmann::json OffersToJson(const std::vector<Offer>& offers, PricingMode pricin
 
 nlohmann::json CatalogSummaryToJson(const CatalogSummary& s) {
   // An unknown date (a provider without priced offers) is null, as everywhere.
-  auto date = [](int days) { return days ? nlohmann::json(FormatIsoDate(days)) : nlohmann::json(nullptr); };
+  auto date = [](int days) {
+    return days ? nlohmann::json(FormatIsoDate(days)) : nlohmann::json(nullptr);
+  };
   nlohmann::json providers = nlohmann::json::array();
   for (const ProviderSummary& p : s.providers) {
-    providers.push_back({{"provider", p.provider},
-                         {"instance_types", p.instance_types},
-                         {"gpu_instance_types", p.gpu_instance_types},
-                         {"offers", p.offers},
-                         {"priced_offers", p.priced_offers},
-                         {"offers_per_region", p.offers_per_region},
-                         {"undated_offers", p.undated_offers},
-                         {"lower_bound_offers", p.lower_bound_offers},
-                         {"oldest_as_of", date(p.oldest_as_of_days)},
-                         {"newest_as_of", date(p.newest_as_of_days)},
-                         {"age_days", p.age_days >= 0 ? nlohmann::json(p.age_days)
-                                                      : nlohmann::json(nullptr)},
-                         {"stale", p.stale}});
+    providers.push_back(
+        {{"provider", p.provider},
+         {"instance_types", p.instance_types},
+         {"gpu_instance_types", p.gpu_instance_types},
+         {"offers", p.offers},
+         {"priced_offers", p.priced_offers},
+         {"offers_per_region", p.offers_per_region},
+         {"undated_offers", p.undated_offers},
+         {"lower_bound_offers", p.lower_bound_offers},
+         {"oldest_as_of", date(p.oldest_as_of_days)},
+         {"newest_as_of", date(p.newest_as_of_days)},
+         {"age_days", p.age_days >= 0 ? nlohmann::json(p.age_days) : nlohmann::json(nullptr)},
+         {"stale", p.stale}});
   }
   return {{"schema", "cloudfit.catalog-info/v1"},
           {"origin", s.origin},
