@@ -152,6 +152,69 @@ TEST(CostTest, TheBillIsTheSumOfItsLinesAndEachCanBeTurnedOff) {
       << s.message();
 }
 
+// The recommender prices one run in many regions from parts worked out once (JobCostParts):
+// for any price, mode and set of lines left out, the total must be the worded bill's, bit for
+// bit, or the order of two offers at one price could differ between the ranking and the answer.
+TEST(CostTest, TheBillFromPartsIsTheWordedBillBitForBit) {
+  CostData costs = Costs();
+  struct Case {
+    Fields fields;
+    const char* instance;
+  };
+  const Case cases[] = {
+      {{{"kind", "lora"},
+        {"model", "Llama-3.1-8B"},
+        {"tokens", "1e8"},
+        {"egress_gb", "50"},
+        {"os", "windows"}},
+       "g5.2xlarge"},
+      {{{"kind", "realtime"}, {"streams", "3"}}, "g5.2xlarge"},
+      {{{"kind", "cad"}, {"streams", "2"}}, "Standard_NV36ads_A10_v5"},
+      {{{"kind", "serving"}, {"model", "Llama-3.1-8B"}, {"request_rate", "3"}}, "c7i.large"},
+      {{{"kind", "preprocess"}, {"data_gb", "7"}}, "Standard_D4s_v5"},
+  };
+  const std::vector<std::string>& names = OptionalCostLines();
+  for (const Case& k : cases) {
+    Workload w = BuiltWorkload(k.fields);
+    const InstanceType& t = Instance(k.instance);
+    for (PricingMode mode : {PricingMode::kOnDemand, PricingMode::kSpot, PricingMode::kReserved1y,
+                             PricingMode::kReserved3y}) {
+      JobBillInput in;
+      in.instance = &t;
+      in.mode = mode;
+      in.nodes = 3;
+      in.replicas = 2;
+      in.hours = 0.37;
+      in.starts = 1.25;
+      in.checkpoint_bytes = 12e9;
+      in.sessions = 3;
+      in.startup = EstimateStartup(w, t);
+      BillRows rows = FindBillRows(BuiltIn(), costs, w, t.provider, "EUR");
+      in.rows = &rows;
+      in.currency = "EUR";
+      // Every subset of the five optional lines.
+      for (unsigned excluded = 0; excluded < 32; ++excluded) {
+        std::vector<std::string> excluded_names;
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (excluded & (1u << i)) excluded_names.push_back(names[i]);
+        }
+        ASSERT_EQ(ExcludedCostLines(excluded_names), excluded);
+        JobCostParts parts = JobCostPartsOf(costs, w, in, excluded);
+        for (double price : {0.0137, 1.0 / 3, 7.5, 98.32}) {
+          in.node_price_per_hour = price;
+          double worded = 1.0 / 7;  // the compute line, then the others in bill order
+          ForEachJobCostLine(BuiltIn(), costs, w, in, excluded_names,
+                             [&](CostLine&& line) { worded += line.amount.value_or(0); });
+          EXPECT_EQ(AddJobCostAmounts(parts, price, 1.0 / 7), worded)
+              << k.instance << " mode " << static_cast<int>(mode) << " excluded " << excluded
+              << " price " << price;
+          EXPECT_EQ(AddJobCostAmounts(costs, w, in, excluded, 1.0 / 7), worded);
+        }
+      }
+    }
+  }
+}
+
 TEST(CostTest, CloudGamingEgressOutweighsTheInstances) {
   // 20 sessions of 1080p60 H.264 (25 Mbit/s each) for a month from AWS: 164 TB out.
   Workload w = BuiltWorkload({{"kind", "realtime"}, {"streams", "20"}, {"os", "linux"}});

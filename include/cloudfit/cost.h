@@ -131,6 +131,23 @@ unsigned ExcludedCostLines(const std::vector<std::string>& excluded);
 double AddJobCostAmounts(const CostData& costs, const Workload& w, const JobBillInput& in,
                          unsigned excluded_lines, double total);
 
+// The same bill split by what the node's price changes: a run priced in many regions (the same
+// instance type, nodes, mode and hours) has the same egress, storage and licences, and start-up
+// and minimum billing proportional to the price. Worked out once per run
+// (JobCostPartsOf, `in.node_price_per_hour` unused), AddJobCostAmounts(parts, price, total)
+// gives, bit for bit, what the call above gives with that price.
+struct JobCostParts {
+  unsigned kept_lines = 0;  // bits in OptionalCostLines() order: the lines left in
+  double egress = 0;        // each 0 when unknown
+  double storage = 0;
+  double startup_node_hours = 0;  // x the node's price per hour = the start-up line
+  double billed_node_hours = 0;   // x the node's price per hour = the minimum-billing line
+  double licences = 0;
+};
+JobCostParts JobCostPartsOf(const CostData& costs, const Workload& w, const JobBillInput& in,
+                            unsigned excluded_lines);
+double AddJobCostAmounts(const JobCostParts& parts, double node_price_per_hour, double total);
+
 }  // namespace cloudfit
 
 #endif  // CLOUDFIT_COST_H_

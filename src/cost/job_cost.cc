@@ -212,9 +212,14 @@ CostLine Storage(const BillRows& rows, const Workload& w, const JobBillInput& in
   return line;
 }
 
-double StartupAmount(const JobBillInput& in) {
+// Nodes x start-up hours: the start-up line per unit of the node's price.
+double StartupNodeHours(const JobBillInput& in) {
   double nodes = static_cast<double>(in.nodes) * in.replicas;
-  return nodes * (in.startup.total_s() / 3600) * in.node_price_per_hour;
+  return nodes * (in.startup.total_s() / 3600);
+}
+
+double StartupAmount(const JobBillInput& in) {
+  return StartupNodeHours(in) * in.node_price_per_hour;
 }
 
 CostLine Startup(const JobBillInput& in) {
@@ -247,9 +252,14 @@ double BilledExtraSeconds(const BillRows& rows, const JobBillInput& in) {
   return std::max(0.0, billed - run_s) * in.starts;
 }
 
-double BillingAmount(const BillRows& rows, const JobBillInput& in) {
+// Node-hours billed beyond the run: the minimum-billing line per unit of the node's price.
+double BilledNodeHours(const BillRows& rows, const JobBillInput& in) {
   double nodes = static_cast<double>(in.nodes) * in.replicas;
-  return nodes * BilledExtraSeconds(rows, in) / 3600 * in.node_price_per_hour;
+  return nodes * BilledExtraSeconds(rows, in) / 3600;
+}
+
+double BillingAmount(const BillRows& rows, const JobBillInput& in) {
+  return BilledNodeHours(rows, in) * in.node_price_per_hour;
 }
 
 CostLine Billing(const BillRows& rows, const JobBillInput& in) {
@@ -422,21 +432,40 @@ unsigned ExcludedCostLines(const std::vector<std::string>& excluded) {
   return lines;
 }
 
-double AddJobCostAmounts(const CostData& costs, const Workload& w, const JobBillInput& in,
-                         unsigned excluded_lines, double total) {
+JobCostParts JobCostPartsOf(const CostData& costs, const Workload& w, const JobBillInput& in,
+                            unsigned excluded_lines) {
   const BillRows& rows = *in.rows;
-  // Bits in OptionalCostLines() order; the amounts are added in bill order, as
-  // ForEachJobCostLine hands the lines out, so the totals agree to the last bit.
-  auto kept = [&](int line) { return (excluded_lines & (1u << line)) == 0; };
+  JobCostParts parts;
+  parts.kept_lines = ~excluded_lines & 0x1fu;
+  auto kept = [&](int line) { return (parts.kept_lines & (1u << line)) != 0; };
   if (kept(0)) {
     std::string unused;  // EgressGb words it only with text
-    total += EgressAmount(rows, EgressGb(costs, w, in, &unused)).value_or(0);
+    parts.egress = EgressAmount(rows, EgressGb(costs, w, in, &unused)).value_or(0);
   }
-  if (kept(1)) total += StorageAmount(rows, StorageBytes(w, in, nullptr), in.hours).value_or(0);
-  if (kept(2)) total += StartupAmount(in);
-  if (kept(3)) total += BillingAmount(rows, in);
-  if (kept(4)) total += LicencesAmount(rows, SeatsOf(rows, w, in), in);
+  if (kept(1))
+    parts.storage = StorageAmount(rows, StorageBytes(w, in, nullptr), in.hours).value_or(0);
+  if (kept(2)) parts.startup_node_hours = StartupNodeHours(in);
+  if (kept(3)) parts.billed_node_hours = BilledNodeHours(rows, in);
+  if (kept(4)) parts.licences = LicencesAmount(rows, SeatsOf(rows, w, in), in);
+  return parts;
+}
+
+double AddJobCostAmounts(const JobCostParts& parts, double node_price_per_hour, double total) {
+  // In bill order, as ForEachJobCostLine hands the lines out, so the totals agree to the last
+  // bit; each amount is the product the line's own function makes.
+  auto kept = [&](int line) { return (parts.kept_lines & (1u << line)) != 0; };
+  if (kept(0)) total += parts.egress;
+  if (kept(1)) total += parts.storage;
+  if (kept(2)) total += parts.startup_node_hours * node_price_per_hour;
+  if (kept(3)) total += parts.billed_node_hours * node_price_per_hour;
+  if (kept(4)) total += parts.licences;
   return total;
+}
+
+double AddJobCostAmounts(const CostData& costs, const Workload& w, const JobBillInput& in,
+                         unsigned excluded_lines, double total) {
+  return AddJobCostAmounts(JobCostPartsOf(costs, w, in, excluded_lines), in.node_price_per_hour,
+                           total);
 }
 
 std::vector<CostLine> JobCostLines(const Catalog& catalog, const CostData& costs, const Workload& w,

@@ -200,7 +200,7 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
         continue;
       }
     }
-    PriceCandidates(*ctx, t, nodes, estimate, out);
+    PriceCandidates(*ctx, t, nodes, estimate, &ctx->offers, out);
   }
 }
 
@@ -366,10 +366,10 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
 }
 
 void EnumerateCandidates(RecommendContext* ctx, Recommendation* out) {
-  // Room for every offer at one node count, so that the ranked list is not moved as it grows.
+  // Room for every offer at one node count, so that the list is not moved as it grows.
   size_t offers = 0;
   for (const InstanceType& t : ctx->catalog.instances()) offers += t.regions.size();
-  out->ranked.reserve(offers * ctx->options.pricing.size());
+  ctx->offers.feasible.reserve(offers * ctx->options.pricing.size());
   out->rejected.reserve(ctx->catalog.instances().size());
   for (const InstanceType& t : ctx->catalog.instances()) ConsiderInstance(ctx, t, out);
 }

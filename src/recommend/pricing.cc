@@ -17,12 +17,6 @@ namespace cloudfit {
 
 namespace {
 
-// What one unit of work is and how many there are, for cost per unit.
-struct WorkUnits {
-  std::string unit;
-  double per_hour = 0;  // units produced per hour by the candidate
-};
-
 WorkUnits UnitsOf(const Workload& w, const Estimate& e) {
   WorkUnits u;
   double per_s = e.throughput;
@@ -180,24 +174,22 @@ void ExplainRisk(const JobRisk& r, PricingMode mode, double job_hours, Candidate
   }
 }
 
-void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMode mode,
-                   double unit_price, double hours, double fleet, bool describe, Candidate* c,
-                   double* cost) {
-  // A commitment is paid for its whole term, used or not.
-  double term = (mode == PricingMode::kReserved1y ? 1 : 3) * kHoursPerYear;
-  *cost = fleet * std::max(hours, term);
-  if (auto od = r.price(PricingMode::kOnDemand)) {
-    double od_fleet = ctx.ToRequestCurrency(*od, r.currency);
-    c->break_even_utilisation = unit_price / od_fleet;
-    if (describe)
-      c->reasons.push_back(fmt::format(
-          "{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
-          "utilisation",
-          PricingModeName(mode), term, 100 * *c->break_even_utilisation));
+// The hours a commitment in `mode` is paid for, used or not.
+double CommittedHours(PricingMode mode) {
+  return (mode == PricingMode::kReserved1y ? 1 : 3) * kHoursPerYear;
+}
+
+void ExplainReserved(const PricedOffer& offer, Candidate* c) {
+  double term = CommittedHours(offer.mode);
+  if (offer.break_even_utilisation) {
+    c->reasons.push_back(
+        fmt::format("{}: pays for {:.0f} h of the term; cheaper than on-demand only above {:.0f}% "
+                    "utilisation",
+                    PricingModeName(offer.mode), term, 100 * *offer.break_even_utilisation));
   }
-  if (describe && hours < term) {
-    c->warnings.push_back(
-        fmt::format("the job uses {:.0f} of the {:.0f} committed hours", hours, term));
+  if (offer.compute_hours < term) {
+    c->warnings.push_back(fmt::format("the job uses {:.0f} of the {:.0f} committed hours",
+                                      offer.compute_hours, term));
   }
 }
 
@@ -205,13 +197,6 @@ void PriceReserved(const RecommendContext& ctx, const RegionPrice& r, PricingMod
 double Sessions(const Workload& w) {
   return w.kind == WorkloadKind::kRealtimeRender || w.kind == WorkloadKind::kCad ? w.streams : 0;
 }
-
-// Replicas and hours priced for an estimate: a service's period, a fixed number of hours, or
-// the job's own duration.
-struct PricedRun {
-  int replicas = 1;
-  double hours = 0;
-};
 
 PricedRun RunOf(const RecommendContext& ctx, const Estimate& est) {
   const Workload& w = ctx.workload;
@@ -226,202 +211,253 @@ PricedRun RunOf(const RecommendContext& ctx, const Estimate& est) {
   return run;
 }
 
-// What the offers of one estimate (an instance type at a node count) have in common, worked out
-// once rather than for every region and pricing mode.
-struct OfferBasis {
-  OfferBasis(const RecommendContext& ctx, const InstanceType& type, int node_count,
-             const std::shared_ptr<const Estimate>& e)
-      : t(type), nodes(node_count), estimate(e), run(RunOf(ctx, *e)) {
-    const Workload& w = ctx.workload;
-    if ((ctx.excluded_cost_lines & kStartupLine) == 0) startup = EstimateStartup(w, t);
-    startup_hours = startup.total_s() / 3600;
-    checkpoint_bytes = CheckpointBytes(w, *e);
-    units = UnitsOf(w, *e);
-    missing_licence = MissingLicence(ctx.costs, w, t);
-    sustained_use = HasSustainedUseDiscount(t);
-    rows = ctx.BillRowsFor(t.provider);
-  }
+}  // namespace
 
-  // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
-  // but spot.
-  const JobRisk& Risk(const RecommendContext& ctx, PricingMode mode) {
-    std::optional<JobRisk>& r = mode == PricingMode::kSpot ? spot_risk : other_risk;
-    if (!r) r = RiskOf(ctx, t, *estimate, mode, nodes, run.hours, startup_hours, false);
-    return *r;
-  }
+OfferBasis::OfferBasis(const RecommendContext& ctx, const InstanceType& type, int node_count,
+                       const std::shared_ptr<const Estimate>& e)
+    : t(type), nodes(node_count), estimate(e), run(RunOf(ctx, *e)) {
+  const Workload& w = ctx.workload;
+  if ((ctx.excluded_cost_lines & kStartupLine) == 0) startup = EstimateStartup(w, t);
+  startup_hours = startup.total_s() / 3600;
+  checkpoint_bytes = CheckpointBytes(w, *e);
+  units = UnitsOf(w, *e);
+  missing_licence = MissingLicence(ctx.costs, w, t);
+  sustained_use = HasSustainedUseDiscount(t);
+  rows = ctx.BillRowsFor(t.provider);
+}
 
-  const InstanceType& t;
-  int nodes;
-  std::shared_ptr<const Estimate> estimate;
-  PricedRun run;
-  StartupTime startup;
-  double startup_hours = 0;
-  double checkpoint_bytes = 0;
-  WorkUnits units;
-  std::string missing_licence;
-  bool sustained_use = false;  // GCP's sustained-use discount applies on demand
-  BillRows rows;               // the provider's cost rows, for every offer's bill
-  std::optional<JobRisk> spot_risk, other_risk;
-};
+const JobRisk& OfferBasis::Risk(const RecommendContext& ctx, PricingMode mode) {
+  std::optional<JobRisk>& r = mode == PricingMode::kSpot ? spot_risk : other_risk;
+  if (!r) r = RiskOf(ctx, t, *estimate, mode, nodes, run.hours, startup_hours, false);
+  return *r;
+}
 
-// One offer priced. Without `describe`, only its numbers and, when it is rejected, why: the
-// reasons, warnings and the bill's wording are made for the offers shown (DescribeCandidate),
-// from the same numbers.
-void Price(const RecommendContext& ctx, OfferBasis* basis, const RegionPrice& r, PricingMode mode,
-           bool describe, Candidate* out) {
+namespace {
+
+// What the bill of an offer is made of beyond compute, for the numbers and the worded bill alike.
+JobBillInput BillInputOf(const RecommendContext& ctx, const PricedOffer& offer) {
+  const OfferBasis& basis = *offer.basis;
+  JobBillInput bill;
+  bill.instance = &basis.t;
+  bill.mode = offer.mode;
+  bill.nodes = basis.nodes;
+  bill.replicas = basis.run.replicas;
+  bill.node_price_per_hour = offer.unit_price;
+  bill.hours = offer.compute_hours;
+  bill.starts = offer.expected_starts;
+  bill.checkpoint_bytes = basis.checkpoint_bytes;
+  bill.sessions = Sessions(ctx.workload);
+  bill.startup = basis.startup;
+  bill.rows = &basis.rows;
+  bill.with_text = false;  // DescribeOffer words the bills shown
+  return bill;
+}
+
+// One offer priced, numbers only: hours with the expected interruptions, the bill's total, cost
+// per unit and the first constraint it fails.
+PricedOffer PriceOffer(const RecommendContext& ctx, OfferBasis* basis, const RegionPrice& r,
+                       PricingMode mode) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
-  const InstanceType& t = basis->t;
-  const Estimate& est = *basis->estimate;
-  const int nodes = basis->nodes;
-  const int replicas = basis->run.replicas;
-  const double base_hours = basis->run.hours;
-  Candidate& c = *out;  // default-constructed by the caller, in its final place
-  c.instance = &t;
-  c.region = &r;
-  c.mode = mode;
-  c.nodes = nodes;
-  c.replicas = replicas;
-  c.estimate = basis->estimate;
-  c.described = describe;
-  double unit_price = ctx.ToRequestCurrency(*r.price(mode), r.currency);
-  double fleet = unit_price * nodes * replicas;
-  c.price_per_hour = fleet;
-  const std::string& cur = o.currency;
-  const StartupTime& startup = basis->startup;
-  double startup_hours = basis->startup_hours;
+  PricedOffer offer;
+  offer.basis = basis;
+  offer.region = &r;
+  offer.mode = mode;
+  offer.unit_price = ctx.ToRequestCurrency(*r.price(mode), r.currency);
+  offer.price_per_hour = offer.unit_price * basis->nodes * basis->run.replicas;
   // Interruptions stretch a job; a service or a fixed number of hours is priced as asked.
-  double compute_hours = base_hours;
-  double expected_starts = 1;
+  const double base_hours = basis->run.hours;
+  offer.compute_hours = base_hours;
+  if (!ctx.priced_per_period() && !o.fixed_hours) {
+    const JobRisk& risk = basis->Risk(ctx, mode);
+    offer.compute_hours = base_hours * (1 + risk.overhead_fraction);
+    offer.expected_starts += risk.expected_interruptions;
+  }
+  // A service runs for its period; start-up is billed (its own line) within it.
+  offer.hours =
+      ctx.priced_per_period() ? offer.compute_hours : offer.compute_hours + basis->startup_hours;
+  offer.compute = offer.price_per_hour * offer.compute_hours;
+  if (mode == PricingMode::kOnDemand) {
+    double factor = basis->sustained_use ? SustainedUseFactor(offer.compute_hours) : 1;
+    if (factor < 1) offer.compute *= factor;
+  } else if (mode != PricingMode::kSpot) {
+    offer.compute = offer.price_per_hour * std::max(offer.compute_hours, CommittedHours(mode));
+    if (auto od = r.price(PricingMode::kOnDemand)) {
+      offer.break_even_utilisation = offer.unit_price / ctx.ToRequestCurrency(*od, r.currency);
+    }
+  }
+  // The total adds the lines in bill order, compute first; what does not change with the price
+  // is worked out once per mode.
+  std::optional<JobCostParts>& parts = basis->cost_parts[static_cast<int>(mode)];
+  if (!parts) {
+    parts = JobCostPartsOf(ctx.costs, w, BillInputOf(ctx, offer), ctx.excluded_cost_lines);
+  }
+  offer.total = AddJobCostAmounts(*parts, offer.unit_price, offer.compute);
+  const WorkUnits& u = basis->units;
+  if (u.per_hour > 0) {
+    // The estimate's throughput is already that of all the nodes; interruptions stretch the
+    // hours, not the work.
+    double units = u.per_hour * base_hours;
+    if (units > 0) offer.cost_per_unit = offer.total / units;
+  }
+  if (!basis->missing_licence.empty()) {
+    offer.rejection = OfferRejection::kMissingLicence;
+  } else if (mode == PricingMode::kSpot && w.is_training() && basis->nodes > o.max_spot_nodes) {
+    offer.rejection = OfferRejection::kSpotNodes;
+  } else if (o.deadline_hours && offer.hours > *o.deadline_hours && !ctx.priced_per_period()) {
+    offer.rejection = OfferRejection::kDeadline;
+  } else if (o.budget && offer.total > *o.budget) {
+    offer.rejection = OfferRejection::kBudget;
+  }
+  return offer;
+}
+
+std::string RejectionReason(const RecommendContext& ctx, const PricedOffer& offer) {
+  const RecommendOptions& o = ctx.options;
+  const std::string& cur = o.currency;
+  const int nodes = offer.basis->nodes;
+  switch (offer.rejection) {
+    case OfferRejection::kNone:
+      return "";
+    case OfferRejection::kMissingLicence:
+      return offer.basis->missing_licence;
+    case OfferRejection::kSpotNodes:
+      return fmt::format(
+          "spot for a tightly coupled job on {} nodes: every reclaim stops all of them and {} "
+          "spot nodes at once are not guaranteed (AWS advises against spot for tightly coupled "
+          "workloads; --max-spot-nodes {})",
+          nodes, nodes, o.max_spot_nodes);
+    case OfferRejection::kDeadline:
+      return fmt::format("misses the deadline: {:.1f} h > {:.1f} h", offer.hours,
+                         *o.deadline_hours);
+    case OfferRejection::kBudget:
+      return fmt::format("over budget: {} > {}", Money(offer.total, cur), Money(*o.budget, cur));
+  }
+  return "";
+}
+
+// The candidate's numbers, as the offer priced them.
+void FillNumbers(const RecommendContext& ctx, const PricedOffer& offer, Candidate* out) {
+  OfferBasis& basis = *offer.basis;
+  Candidate& c = *out;
+  c.instance = &basis.t;
+  c.region = offer.region;
+  c.mode = offer.mode;
+  c.nodes = basis.nodes;
+  c.replicas = basis.run.replicas;
+  c.estimate = basis.estimate;
+  c.price_per_hour = offer.price_per_hour;
+  if (!ctx.priced_per_period() && !ctx.options.fixed_hours) {
+    c.risk = basis.Risk(ctx, offer.mode);
+    if (offer.mode == PricingMode::kSpot) c.spot = c.risk;
+  }
+  c.hours = offer.hours;
+  c.break_even_utilisation = offer.break_even_utilisation;
+  c.total_cost = offer.total;
+  c.unit = basis.units.unit;
+  c.cost_per_unit = offer.cost_per_unit;
+  PlanServing(ctx, *basis.estimate, false, &c);
+  c.rejection = RejectionReason(ctx, offer);
+}
+
+// The reasons, warnings and worded bill of a priced offer whose numbers are in `c`, from the
+// same numbers.
+void DescribeOffer(const RecommendContext& ctx, const PricedOffer& offer, Candidate* out) {
+  const Workload& w = ctx.workload;
+  const RecommendOptions& o = ctx.options;
+  const OfferBasis& basis = *offer.basis;
+  const InstanceType& t = basis.t;
+  const RegionPrice& r = *offer.region;
+  const Estimate& est = *basis.estimate;
+  const PricingMode mode = offer.mode;
+  const std::string& cur = o.currency;
+  Candidate& c = *out;
+  c.described = true;
   std::vector<std::string> later_warnings;
   if (!ctx.priced_per_period() && !o.fixed_hours) {
-    JobRisk risk = describe ? RiskOf(ctx, t, est, mode, nodes, base_hours, startup_hours, true)
-                            : basis->Risk(ctx, mode);
-    compute_hours = base_hours * (1 + risk.overhead_fraction);
-    expected_starts += risk.expected_interruptions;
-    if (describe) ExplainRisk(risk, mode, base_hours, &c, &later_warnings);
+    // The same risk as the numbers', with the words of its sources.
+    JobRisk risk =
+        RiskOf(ctx, t, est, mode, basis.nodes, basis.run.hours, basis.startup_hours, true);
+    ExplainRisk(risk, mode, basis.run.hours, &c, &later_warnings);
     c.risk = risk;
     if (mode == PricingMode::kSpot) c.spot = risk;
-  } else if (describe && mode == PricingMode::kSpot && ctx.priced_per_period()) {
+  } else if (mode == PricingMode::kSpot && ctx.priced_per_period()) {
     SpotHazard h = SpotHazardFor(ctx.catalog, ctx.costs, t);
     later_warnings.push_back(fmt::format(
         "spot capacity is reclaimed (about {}%/month per instance, {}): keep an on-demand floor "
         "of replicas for the latency target",
         FormatNumber(100 * h.interruptions_per_month, 0), h.basis));
   }
-  // A service runs for its period; start-up is billed (its own line) within it.
-  c.hours = ctx.priced_per_period() ? compute_hours : compute_hours + startup_hours;
-  double compute = fleet * compute_hours;
-  std::string compute_detail;
-  if (describe) {
-    compute_detail =
-        fmt::format("{} x {} h at {}/h", FormatNumber(nodes * replicas, 0) + " node(s)",
-                    FormatNumber(compute_hours, 2), Money(unit_price, cur));
-  }
+  std::string compute_detail = fmt::format(
+      "{} x {} h at {}/h", FormatNumber(basis.nodes * basis.run.replicas, 0) + " node(s)",
+      FormatNumber(offer.compute_hours, 2), Money(offer.unit_price, cur));
   if (mode == PricingMode::kOnDemand) {
-    double factor = basis->sustained_use ? SustainedUseFactor(compute_hours) : 1;
+    double factor = basis.sustained_use ? SustainedUseFactor(offer.compute_hours) : 1;
     if (factor < 1) {
-      compute *= factor;
-    }
-    if (factor < 1 && describe) {
       compute_detail += fmt::format(", GCP sustained-use discount {:.0f}%", 100 * (1 - factor));
       c.reasons.push_back(
           fmt::format("GCP sustained-use discount: {:.0f}% off for {:.0f} h in a month",
-                      100 * (1 - factor), std::min(compute_hours, 730.0)));
+                      100 * (1 - factor), std::min(offer.compute_hours, 730.0)));
     }
   } else if (mode != PricingMode::kSpot) {
-    PriceReserved(ctx, r, mode, unit_price, compute_hours, fleet, describe, &c, &compute);
-    if (describe) compute_detail += ", whole term";
+    ExplainReserved(offer, &c);
+    compute_detail += ", whole term";
   }
-  JobBillInput bill;
-  bill.instance = &t;
-  bill.mode = mode;
-  bill.nodes = nodes;
-  bill.replicas = replicas;
-  bill.node_price_per_hour = unit_price;
-  bill.hours = compute_hours;
-  bill.starts = expected_starts;
-  bill.checkpoint_bytes = basis->checkpoint_bytes;
-  bill.sessions = Sessions(w);
-  bill.startup = startup;
-  bill.rows = &basis->rows;
-  bill.with_text = describe;
-  // The total adds the lines in bill order, compute first, whether or not they are kept.
-  double total = compute;
-  if (describe) {
-    c.costs.reserve(6);  // compute and the five optional lines
-    c.costs.push_back(
-        {"compute", compute, compute_detail,
-         fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode), r.source)});
-    ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs, [&](CostLine&& line) {
-      if (line.amount) {
-        total += *line.amount;
-        if (line.detail.find(": assumed, ") != std::string::npos) {
-          c.warnings.push_back(line.name + " priced at the highest known rate: " +
-                               line.detail.substr(line.detail.find(": assumed, ") + 11));
-        }
-      } else {
-        c.warnings.push_back(fmt::format("{} not in the total: {}", line.name, line.detail));
+  // The bill line by line: the same amounts, in the same order, as the offer's total.
+  JobBillInput bill = BillInputOf(ctx, offer);
+  bill.with_text = true;
+  double total = offer.compute;
+  c.costs.reserve(6);  // compute and the five optional lines
+  c.costs.push_back(
+      {"compute", offer.compute, compute_detail,
+       fmt::format("{} {} {} ({})", t.provider, r.region, PricingModeName(mode), r.source)});
+  ForEachJobCostLine(ctx.catalog, ctx.costs, w, bill, o.excluded_costs, [&](CostLine&& line) {
+    if (line.amount) {
+      total += *line.amount;
+      if (line.detail.find(": assumed, ") != std::string::npos) {
+        c.warnings.push_back(line.name + " priced at the highest known rate: " +
+                             line.detail.substr(line.detail.find(": assumed, ") + 11));
       }
-      c.costs.push_back(std::move(line));
-    });
-  } else {
-    total = AddJobCostAmounts(ctx.costs, w, bill, ctx.excluded_cost_lines, total);
-  }
-  c.total_cost = total;
-  double extras = total - compute;
-  if (describe && compute > 0 && extras > 0.25 * compute) {
+    } else {
+      c.warnings.push_back(fmt::format("{} not in the total: {}", line.name, line.detail));
+    }
+    c.costs.push_back(std::move(line));
+  });
+  double extras = total - offer.compute;
+  if (offer.compute > 0 && extras > 0.25 * offer.compute) {
     c.reasons.push_back(fmt::format("beyond compute the bill adds {} ({:.0f}% of compute)",
-                                    Money(extras, cur), 100 * extras / compute));
+                                    Money(extras, cur), 100 * extras / offer.compute));
   }
-  const WorkUnits& u = basis->units;
-  c.unit = u.unit;
-  if (u.per_hour > 0) {
-    // The estimate's throughput is already that of all the nodes; interruptions stretch the
-    // hours, not the work.
-    double units = u.per_hour * base_hours;
-    if (units > 0) c.cost_per_unit = total / units;
-  }
-  PlanServing(ctx, est, describe, &c);
-  // Constraints.
-  if (!basis->missing_licence.empty()) {
-    c.rejection = basis->missing_licence;
-  } else if (mode == PricingMode::kSpot && w.is_training() && nodes > o.max_spot_nodes) {
-    c.rejection = fmt::format(
-        "spot for a tightly coupled job on {} nodes: every reclaim stops all of them and {} spot "
-        "nodes at once are not guaranteed (AWS advises against spot for tightly coupled "
-        "workloads; --max-spot-nodes {})",
-        nodes, nodes, o.max_spot_nodes);
-  } else if (o.deadline_hours && c.hours > *o.deadline_hours && !ctx.priced_per_period()) {
-    c.rejection =
-        fmt::format("misses the deadline: {:.1f} h > {:.1f} h", c.hours, *o.deadline_hours);
-  } else if (o.budget && total > *o.budget) {
-    c.rejection = fmt::format("over budget: {} > {}", Money(total, cur), Money(*o.budget, cur));
-  }
-  if (describe) {
-    ExplainCandidate(ctx, t, r, est, &c);
-    c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
-  }
+  PlanServing(ctx, est, true, &c);
+  ExplainCandidate(ctx, t, r, est, &c);
+  c.warnings.insert(c.warnings.end(), later_warnings.begin(), later_warnings.end());
 }
 
 }  // namespace
 
+Candidate MakeCandidate(const RecommendContext& ctx, const PricedOffer& offer, bool describe) {
+  Candidate c;
+  FillNumbers(ctx, offer, &c);
+  if (describe) DescribeOffer(ctx, offer, &c);
+  return c;
+}
+
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
-                     const std::shared_ptr<const Estimate>& e, Recommendation* out) {
+                     const std::shared_ptr<const Estimate>& e, PricedOffers* offers,
+                     Recommendation* out) {
   const RecommendOptions& o = ctx.options;
-  OfferBasis basis(ctx, t, nodes, e);
+  OfferBasis* basis = &offers->bases.emplace_back(ctx, t, nodes, e);
   for (const RegionPrice& r : t.regions) {
     if (!AnyOf(o.regions, r.region)) continue;
     bool priced = false;
     for (PricingMode mode : o.pricing) {
       if (!r.price(mode)) continue;
       priced = true;
-      // Priced where it will stay: most offers are feasible, and a candidate is large.
-      Candidate& c = out->ranked.emplace_back();
-      Price(ctx, &basis, r, mode, ctx.describe_all, &c);
-      if (!c.feasible()) {
-        out->rejected.push_back(std::move(c));
-        out->ranked.pop_back();
+      PricedOffer offer = PriceOffer(ctx, basis, r, mode);
+      if (offer.feasible()) {
+        offers->feasible.push_back(offer);
+      } else {
+        out->rejected.push_back(MakeCandidate(ctx, offer, ctx.describe_all));
       }
     }
     if (!priced) AddRejection(out, t, &r, nodes, ctx.PriceUnknownReason(), e);
@@ -440,8 +476,7 @@ const std::string& RecommendContext::PriceUnknownReason() const {
 void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
   if (c->described || c->region == nullptr || !c->estimate) return;
   OfferBasis basis(ctx, *c->instance, c->nodes, c->estimate);
-  Candidate described;
-  Price(ctx, &basis, *c->region, c->mode, true, &described);
+  Candidate described = MakeCandidate(ctx, PriceOffer(ctx, &basis, *c->region, c->mode), true);
   described.pareto = c->pareto;
   *c = std::move(described);
 }

@@ -6,56 +6,91 @@
 #include <cstdint>
 
 #include "recommend/recommender.h"
-#include "util/seen_set.h"
 
 namespace cloudfit {
 
 namespace {
 
-double Score(const RecommendContext& ctx, const Candidate& c) {
+double Score(const RecommendContext& ctx, const PricedOffer& offer) {
   switch (ctx.options.objective) {
     case Objective::kCheapest:
-      return c.total_cost.value_or(1e300);
+      return offer.total;
     case Objective::kFastest:
       // A service runs for its whole period on any hardware, so its hours tell nothing: its
       // speed is what a request sees, the time per output token at the planned load.
-      if (ctx.priced_per_period() && c.estimate && c.estimate->serving) {
-        return c.estimate->serving->tpot_s;
+      if (ctx.priced_per_period() && offer.basis->estimate->serving) {
+        return offer.basis->estimate->serving->tpot_s;
       }
-      return c.hours;
+      return offer.hours;
     case Objective::kBalanced:
       // Equal weight to time and cost: their product (geometric balance).
-      return c.hours * c.total_cost.value_or(1e300);
+      return offer.hours * offer.total;
   }
   return 0;
 }
 
-// The instance type, pricing mode and node count of an offer as one key.
-uint64_t OfferKindKey(const Candidate& c) {
-  // Instance types are 8-byte aligned objects in user space (below 2^47), node counts are at
-  // most kMaxRecommendNodes (1,024) and there are five pricing modes: the three fit in 64 bits
-  // exactly.
-  auto type = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.instance)) >> 3;
-  return type << 19 | static_cast<uint64_t>(c.mode) << 16 | static_cast<uint64_t>(c.nodes);
+// What orders two offers: the objective's score, then time, then cost (the cheaper of two
+// equally fast offers first), then provider, type and region (one type at one price in many
+// regions), then the order the offers were priced in, so the order is total. Sorting keys
+// moves 48 bytes, not offers; names are compared only on exact ties.
+struct RankKey {
+  double score;
+  double hours;
+  double cost;
+  const InstanceType* type;
+  const RegionPrice* region;
+  size_t index;
+};
+
+bool RanksBefore(const RankKey& a, const RankKey& b) {
+  if (a.score != b.score) return a.score < b.score;
+  if (a.hours != b.hours) return a.hours < b.hours;
+  if (a.cost != b.cost) return a.cost < b.cost;
+  if (a.type != b.type) {
+    int by_provider = a.type->provider.compare(b.type->provider);
+    if (by_provider != 0) return by_provider < 0;
+    int by_name = a.type->name.compare(b.type->name);
+    if (by_name != 0) return by_name < 0;
+  }
+  if (a.region != b.region) {
+    int by_region = a.region->region.compare(b.region->region);
+    if (by_region != 0) return by_region < 0;
+  }
+  return a.index < b.index;
 }
 
-// Keeps the first (best) offer of each instance type, pricing mode and node count among the
-// places in `order`, and says how many region offers it left out.
-void FoldRegions(const std::vector<Candidate>& v, std::vector<size_t>* order, Recommendation* out) {
-  SeenSet seen(order->size());
-  size_t kept = 0;
-  for (size_t i : *order) {
-    const Candidate& c = v[i];
-    if (seen.Insert(OfferKindKey(c))) (*order)[kept++] = i;
+RankKey KeyOf(const RecommendContext& ctx, const std::vector<PricedOffer>& v, size_t i) {
+  return {Score(ctx, v[i]), v[i].hours, v[i].total, &v[i].basis->t, v[i].region, i};
+}
+
+// The best offer of each instance type, node count and pricing mode (an OfferBasis and a mode):
+// the one a sort of all offers would put first, found without sorting the region offers it
+// leaves out. An OfferBasis's offers are contiguous in `v`, as PriceCandidates adds them.
+std::vector<RankKey> BestRegionOffers(const RecommendContext& ctx,
+                                      const std::vector<PricedOffer>& v) {
+  std::vector<RankKey> kept;
+  constexpr int kModes = kPricingModeCount;
+  RankKey best[kModes];
+  bool have[kModes] = {};
+  auto flush = [&] {
+    for (int m = 0; m < kModes; ++m) {
+      if (have[m]) kept.push_back(best[m]);
+      have[m] = false;
+    }
+  };
+  const OfferBasis* basis = nullptr;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].basis != basis) {
+      flush();
+      basis = v[i].basis;
+    }
+    int m = static_cast<int>(v[i].mode);
+    RankKey key = KeyOf(ctx, v, i);
+    if (!have[m] || RanksBefore(key, best[m])) best[m] = key;
+    have[m] = true;
   }
-  size_t dropped = order->size() - kept;
-  order->resize(kept);
-  if (dropped > 0) {
-    out->notes.push_back(
-        fmt::format("{} more region offers of the same types rank at or below "
-                    "these (--all-regions lists them)",
-                    dropped));
-  }
+  flush();
+  return kept;
 }
 
 // A candidate is on the front when no other is at least as fast and as cheap and better in one.
@@ -84,49 +119,27 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 
 }  // namespace
 
-void RankCandidates(const RecommendContext& ctx, Recommendation* out) {
-  std::vector<Candidate>& v = out->ranked;
-  // Ties are broken by time, then cost (the cheaper of two equally fast offers first), then by
-  // provider, type and region (one type at one price in many regions), then by the order the
-  // offers were priced in, so the order is total and the sort need not be stable. The sort
-  // moves small keys, not candidates; names are compared only on exact ties.
-  struct Key {
-    double score;
-    double hours;
-    double cost;
-    const InstanceType* type;
-    const RegionPrice* region;
-    size_t index;
-  };
-  std::vector<Key> keys(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    keys[i] = {Score(ctx, v[i]), v[i].hours,  v[i].total_cost.value_or(1e300),
-               v[i].instance,    v[i].region, i};
+void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out) {
+  const std::vector<PricedOffer>& v = offers.feasible;
+  std::vector<RankKey> keys;
+  if (ctx.options.all_regions) {
+    keys.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) keys.push_back(KeyOf(ctx, v, i));
+  } else {
+    keys = BestRegionOffers(ctx, v);
+    if (size_t dropped = v.size() - keys.size(); dropped > 0) {
+      out->notes.push_back(
+          fmt::format("{} more region offers of the same types rank at or below "
+                      "these (--all-regions lists them)",
+                      dropped));
+    }
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.score != b.score) return a.score < b.score;
-    if (a.hours != b.hours) return a.hours < b.hours;
-    if (a.cost != b.cost) return a.cost < b.cost;
-    if (a.type != b.type) {
-      int by_provider = a.type->provider.compare(b.type->provider);
-      if (by_provider != 0) return by_provider < 0;
-      int by_name = a.type->name.compare(b.type->name);
-      if (by_name != 0) return by_name < 0;
-    }
-    if (a.region != b.region) {
-      int by_region = a.region->region.compare(b.region->region);
-      if (by_region != 0) return by_region < 0;
-    }
-    return a.index < b.index;
-  });
-  std::vector<size_t> order(v.size());
-  for (size_t i = 0; i < v.size(); ++i) order[i] = keys[i].index;
-  // Regions folded before anything moves: the offers left out are never moved.
-  if (!ctx.options.all_regions) FoldRegions(v, &order, out);
-  std::vector<Candidate> sorted;
-  sorted.reserve(order.size());
-  for (size_t i : order) sorted.push_back(std::move(v[i]));
-  v = std::move(sorted);
+  std::sort(keys.begin(), keys.end(), RanksBefore);
+  // Candidates only for the offers kept.
+  out->ranked.reserve(out->ranked.size() + keys.size());
+  for (const RankKey& key : keys) {
+    out->ranked.push_back(MakeCandidate(ctx, v[key.index], ctx.describe_all));
+  }
   MarkParetoFront(&out->ranked);
 }
 

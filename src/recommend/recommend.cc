@@ -86,7 +86,7 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   ctx.today_days = TodayDays();
   ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
   EnumerateCandidates(&ctx, out);
-  RankCandidates(ctx, out);
+  RankCandidates(ctx, ctx.offers, out);
   ExplainBestEstimate(&ctx, out);
   DescribeShown(ctx, out);
   ExplainRanking(ctx, out);
@@ -115,7 +115,7 @@ Status RecommendOn(const Catalog& catalog, const Workload& workload,
   ctx.today_days = TodayDays();
   ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
   ConsiderInstance(&ctx, instance, out);
-  RankCandidates(ctx, out);
+  RankCandidates(ctx, ctx.offers, out);
   return Status::OK();
 }
 

@@ -7,6 +7,8 @@
 #ifndef CLOUDFIT_RECOMMEND_RECOMMENDER_H_
 #define CLOUDFIT_RECOMMEND_RECOMMENDER_H_
 
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +59,79 @@ struct HardwareShape {
 };
 HardwareShape ShapeOf(const Hardware& hw);
 
+// What one unit of work is and how many there are, for cost per unit.
+struct WorkUnits {
+  std::string unit;
+  double per_hour = 0;  // units produced per hour by the candidate
+};
+
+// Replicas and hours priced for an estimate: a service's period, a fixed number of hours, or
+// the job's own duration.
+struct PricedRun {
+  int replicas = 1;
+  double hours = 0;
+};
+
+struct RecommendContext;
+
+// What the offers of one estimate (an instance type at a node count) have in common, worked out
+// once rather than for every region and pricing mode (pricing.cc).
+struct OfferBasis {
+  OfferBasis(const RecommendContext& ctx, const InstanceType& type, int node_count,
+             const std::shared_ptr<const Estimate>& e);
+
+  // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
+  // but spot.
+  const JobRisk& Risk(const RecommendContext& ctx, PricingMode mode);
+
+  const InstanceType& t;
+  int nodes;
+  std::shared_ptr<const Estimate> estimate;
+  PricedRun run;
+  StartupTime startup;
+  double startup_hours = 0;
+  double checkpoint_bytes = 0;
+  WorkUnits units;
+  std::string missing_licence;
+  bool sustained_use = false;  // GCP's sustained-use discount applies on demand
+  BillRows rows;               // the provider's cost rows, for every offer's bill
+  std::optional<JobRisk> spot_risk, other_risk;
+  // The bill's amounts but the node price's share, per pricing mode: the same in every region.
+  std::optional<JobCostParts> cost_parts[kPricingModeCount];
+};
+
+// Which constraint a priced offer fails; its words are made only for offers an answer keeps.
+enum class OfferRejection : uint8_t { kNone, kMissingLicence, kSpotNodes, kDeadline, kBudget };
+
+// One offer (a basis's instance type and node count in one region and pricing mode) priced as
+// numbers: all that ranking, region folding and the constraints read. Thousands are priced per
+// recommendation and a few hundred kept, so a Candidate, with its estimate, risks and words, is
+// made only for those (MakeCandidate).
+struct PricedOffer {
+  OfferBasis* basis = nullptr;
+  const RegionPrice* region = nullptr;
+  PricingMode mode = PricingMode::kOnDemand;
+  OfferRejection rejection = OfferRejection::kNone;
+  double unit_price = 0;       // one node, in the options' currency
+  double price_per_hour = 0;   // the whole fleet: nodes x replicas
+  double compute_hours = 0;    // the run's hours with the expected interruptions
+  double expected_starts = 1;  // node starts per node
+  double hours = 0;            // wall-clock hours the user waits (Candidate::hours)
+  double compute = 0;          // the compute line of the bill
+  double total = 0;            // the whole bill
+  std::optional<double> cost_per_unit;
+  std::optional<double> break_even_utilisation;  // reserved modes
+
+  bool feasible() const { return rejection == OfferRejection::kNone; }
+};
+
+// The feasible offers of a request in the order they were priced, and the bases they point to
+// (a deque, so that pointers stay valid as it grows).
+struct PricedOffers {
+  std::deque<OfferBasis> bases;
+  std::vector<PricedOffer> feasible;
+};
+
 // What every stage reads, and what the candidate stage leaves for the notes.
 struct RecommendContext {
   RecommendContext(const Catalog& c, const Workload& w, const RecommendOptions& o)
@@ -75,6 +150,7 @@ struct RecommendContext {
   EstimateScratch scratch;  // operator lists and pass times shared by this request's estimates
   // This request's estimates by hardware shape, for the types that share one.
   std::map<HardwareShape, std::shared_ptr<const WorkloadEstimates::Entry>> shapes;
+  PricedOffers offers;        // the pricing stage's output, for the ranking stage
   bool describe_all = false;  // every priced offer gets its words at once (compare)
   int today_days = 0;
   int only_nodes = 0;  // compare: this node count only (0 = 1, 2, 4, ... up to max_nodes)
@@ -128,9 +204,14 @@ void ExplainBestEstimate(RecommendContext* ctx, Recommendation* out);
 void AddRejection(Recommendation* out, const InstanceType& t, const RegionPrice* region, int nodes,
                   std::string reason, std::shared_ptr<const Estimate> estimate = nullptr);
 
-// pricing.cc: one estimate priced in every region and pricing mode the options allow.
+// pricing.cc: one estimate priced in every region and pricing mode the options allow; the
+// feasible offers go to `offers`, the rejected ones (with their reasons) to `out->rejected`.
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,
-                     const std::shared_ptr<const Estimate>& e, Recommendation* out);
+                     const std::shared_ptr<const Estimate>& e, PricedOffers* offers,
+                     Recommendation* out);
+// pricing.cc: the candidate of a priced offer: its numbers, and with `describe` its reasons,
+// warnings and worded bill.
+Candidate MakeCandidate(const RecommendContext& ctx, const PricedOffer& offer, bool describe);
 
 // pricing.cc: a priced offer's reasons, warnings and bill wording, made from the same numbers
 // as its pricing; nothing when it has them already or was rejected before pricing.
@@ -145,8 +226,9 @@ void PlanServing(const RecommendContext& ctx, const Estimate& e, bool describe, 
 // the rate cheaper than the first choice.
 void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out);
 
-// ranking.cc: orders the feasible candidates, folds regions, marks the Pareto front.
-void RankCandidates(const RecommendContext& ctx, Recommendation* out);
+// ranking.cc: orders the feasible offers, folds regions, makes the candidates of the offers
+// kept (`out->ranked`) and marks the Pareto front.
+void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out);
 
 // explanations.cc: the reasons and warnings of one priced candidate.
 void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const RegionPrice& r,

@@ -56,14 +56,16 @@ std::vector<Variant> QuantisedVariants(const Workload& w) {
   return out;
 }
 
-// The cheapest feasible candidate of a variant, over the whole catalog.
-const Candidate* Cheapest(const Recommendation& r) {
-  const Candidate* best = nullptr;
-  for (const Candidate& c : r.ranked) {
-    if (!c.total_cost) continue;
-    if (!best || *c.total_cost < *best->total_cost) best = &c;
+// The cheapest feasible offer of a variant, over the whole catalog, as a candidate in
+// `r->ranked`; null when nothing is feasible.
+const Candidate* Cheapest(const RecommendContext& ctx, Recommendation* r) {
+  const PricedOffer* best = nullptr;
+  for (const PricedOffer& offer : ctx.offers.feasible) {
+    if (!best || offer.total < best->total) best = &offer;
   }
-  return best;
+  if (!best) return nullptr;
+  r->ranked.push_back(MakeCandidate(ctx, *best, false));
+  return &r->ranked.back();
 }
 
 std::string Describe(const Candidate& c) {
@@ -108,7 +110,11 @@ void PlanServing(const RecommendContext& ctx, const Estimate& e, bool describe, 
 void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out) {
   const Workload& w = ctx.workload;
   if (w.kind != WorkloadKind::kServing || out->ranked.empty()) return;
-  const Candidate* first = Cheapest(*out);
+  // The first choice by cost among the offers ranked.
+  const Candidate* first = nullptr;
+  for (const Candidate& c : out->ranked) {
+    if (c.total_cost && (!first || *c.total_cost < *first->total_cost)) first = &c;
+  }
   if (!first) return;
   std::vector<Variant> variants = QuantisedVariants(w);
   if (w.tensor_parallel > 0 || w.pipeline_parallel > 0 || w.layer_split) {
@@ -132,7 +138,7 @@ void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out
     alt.today_days = ctx.today_days;
     Recommendation& r = results[i];
     EnumerateCandidates(&alt, &r);
-    const Candidate* best = Cheapest(r);
+    const Candidate* best = Cheapest(alt, &r);
     if (!best || *best->total_cost >= (1 - kWorthwhileSaving) * *first->total_cost) continue;
     bool quantised = !v.caveat.empty();
     if (quantised && best_quantised &&
