@@ -9,6 +9,7 @@
 
 #include "cloudfit/catalog.h"
 #include "test_support.h"
+#include "util/date.h"
 
 namespace cloudfit {
 namespace {
@@ -87,6 +88,52 @@ TEST(CatalogAuditTest, RentedAcceleratorsHaveAnInstance) {
                           "RTX-PRO-6000-BLACKWELL", "Radeon-Pro-V520", "L4", "L40S", "L20"}) {
     EXPECT_TRUE(rented.count(gpu)) << gpu;
   }
+}
+
+int Day(const char* iso) {
+  int days = 0;
+  EXPECT_TRUE(ParseIsoDate(iso, &days)) << iso;
+  return days;
+}
+
+TEST(CatalogAuditTest, NewTypesArePricedWhereAPublicSourceDatesAPrice) {
+  // GCP G4 from Cyclenerd's pricing.yml generated 2026-09-21 (Cloud Billing Catalog).
+  for (const char* name :
+       {"g4-standard-48", "g4-standard-96", "g4-standard-192", "g4-standard-384"}) {
+    const InstanceType& g4 = Type(name);
+    EXPECT_EQ(g4.regions.size(), 3u) << name;
+    for (const RegionPrice& r : g4.regions) {
+      ASSERT_TRUE(r.price(PricingMode::kOnDemand).has_value()) << name << " " << r.region;
+      EXPECT_EQ(r.as_of_days, Day("2026-09-21")) << name << " " << r.region;
+      EXPECT_LT(*r.price(PricingMode::kSpot), *r.price(PricingMode::kOnDemand)) << name;
+      EXPECT_LT(*r.price(PricingMode::kReserved3y), *r.price(PricingMode::kReserved1y)) << name;
+      EXPECT_LT(*r.price(PricingMode::kReserved1y), *r.price(PricingMode::kOnDemand)) << name;
+    }
+  }
+  const RegionPrice* g4 = Type("g4-standard-48").FindRegion("us-central1");
+  ASSERT_NE(g4, nullptr);
+  EXPECT_DOUBLE_EQ(*g4->price(PricingMode::kOnDemand), 4.49993) << "one RTX PRO 6000";
+  // Azure ND H200 v5: the Retail Prices API's eastus2 figures, as read on 2026-09-27.
+  const RegionPrice* h200 = Type("Standard_ND96isr_H200_v5").FindRegion("eastus2");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_DOUBLE_EQ(*h200->price(PricingMode::kOnDemand), 84.8);
+  EXPECT_NEAR(*h200->price(PricingMode::kReserved1y), 407526.0 / 8760, 1e-4) << "term / hours";
+  EXPECT_NEAR(*h200->price(PricingMode::kReserved3y), 1109592.0 / 26280, 1e-4);
+  EXPECT_EQ(h200->as_of_days, Day("2026-09-27"));
+  EXPECT_FALSE(h200->price(PricingMode::kSpot).has_value()) << "no dated spot price was found";
+  // No public, dated price: the rows stay unpriced and say why.
+  for (const char* name : {"a4-highgpu-8g", "Standard_ND96isr_MI300X_v5"}) {
+    for (const RegionPrice& r : Type(name).regions) {
+      EXPECT_FALSE(r.any_price()) << name;
+      EXPECT_NE(r.notes.find("shape only"), std::string::npos) << name;
+    }
+  }
+  EXPECT_NE(Type("a4-highgpu-8g").regions[0].notes.find("no on-demand list price"),
+            std::string::npos);
+  // AWS g6f has a local NVMe instance store (Spare Cores' dump of the EC2 API).
+  EXPECT_DOUBLE_EQ(Type("g6f.large").local_disk_bytes, 100e9);
+  EXPECT_DOUBLE_EQ(Type("g6f.4xlarge").local_disk_bytes, 450e9);
+  EXPECT_EQ(Type("g6f.2xlarge").local_disk_type, "nvme");
 }
 
 // The clouds SkyPilot's accelerator list (shared/catalogs/skypilot/v9/common/accelerators.csv,

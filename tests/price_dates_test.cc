@@ -1,9 +1,9 @@
 // Honest price dates: a row's as_of is its price's own date or empty when the source gives
 // none; `catalog info` shows the age per provider and counts undated prices; a recommendation
 // warns once, not once per row, when a ranked price is stale or undated.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "cloudfit/catalog_import.h"
 #include "cloudfit/catalog_info.h"
@@ -134,7 +134,61 @@ TEST(PriceDatesTest, FreshPricesDrawNoNote) {
   unsetenv("CLOUDFIT_TODAY");
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_FALSE(r.ranked.empty());
-  for (const std::string& n : r.notes) EXPECT_EQ(n.rfind("stale prices:", 0), std::string::npos) << n;
+  for (const std::string& n : r.notes)
+    EXPECT_EQ(n.rfind("stale prices:", 0), std::string::npos) << n;
+}
+
+TEST(PriceDatesTest, BuiltInGcpPricesCarryTheirEditionsDate) {
+  // The GCP rows were re-read from Cyclenerd's pricing.yml generated 2026-09-21; only the
+  // n1 host + attached T4/V100 rows keep the 2025-03-06 host edition, because the 2026 file
+  // has no attachable-GPU prices to re-read their GPU part with.
+  int priced = 0, older = 0;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider != "gcp") continue;
+    for (const RegionPrice& r : t.regions) {
+      if (!r.any_price()) continue;
+      ++priced;
+      ASSERT_TRUE(r.as_of_known()) << t.name << " " << r.region;
+      if (r.source.find("google-cloud-pricing-cost-calculator/blob/1650fce4") !=
+          std::string::npos) {
+        EXPECT_EQ(r.as_of_days, Days("2026-09-21")) << t.name << " " << r.region;
+      }
+      if (r.as_of_days < Days("2026-09-21")) {
+        ++older;
+        EXPECT_NE(t.name.find('+'), std::string::npos)
+            << t.name << " " << r.region << " still carries an old edition's date";
+      }
+    }
+  }
+  EXPECT_GE(priced, 170);
+  EXPECT_LE(older, 60) << "only the 60 n1 + attached T4/V100 rows";
+}
+
+TEST(PriceDatesTest, AzureRowsDateOnlyPricesOfThatDate) {
+  // The SkyPilot v6 Azure snapshot states no date. A row priced from it stays undated; a row
+  // that a dated source re-prices must not keep the snapshot's spot price behind its new date.
+  int dated = 0;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider != "azure") continue;
+    for (const RegionPrice& r : t.regions) {
+      bool from_snapshot = r.source.find("skypilot-catalog/blob/098741e7") != std::string::npos;
+      if (from_snapshot) {
+        EXPECT_FALSE(r.as_of_known()) << t.name << " " << r.region;
+      }
+      if (r.as_of_known()) {
+        ++dated;
+        EXPECT_FALSE(from_snapshot) << t.name << " " << r.region;
+        EXPECT_FALSE(r.price(PricingMode::kSpot).has_value())
+            << t.name << " " << r.region << ": no dated Azure spot price was read";
+      }
+    }
+  }
+  EXPECT_GE(dated, 9);
+  // The dated reading corrected the two- and four-GPU NC A100 v4 sizes (30% low before).
+  const InstanceType* nc48 = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("Standard_NC48ads_A100_v4", &nc48).ok());
+  EXPECT_DOUBLE_EQ(*nc48->FindRegion("eastus")->price(PricingMode::kOnDemand), 9.554);
+  EXPECT_EQ(nc48->FindRegion("eastus")->as_of_days, Days("2026-11-09"));
 }
 
 }  // namespace
