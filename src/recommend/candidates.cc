@@ -64,16 +64,32 @@ std::string MultiNodeFabricProblem(const RecommendContext& ctx, const InstanceTy
   return "";
 }
 
-std::vector<int> NodeCounts(const RecommendContext& ctx) {
+// The node counts a candidate is tried at: 1, 2, 4, ... up to max_nodes (at most
+// kMaxRecommendNodes, so 11 of them), without allocating: asked for every instance type.
+struct NodeCountList {
+  int counts[16];
+  int size = 0;
+  const int* begin() const { return counts; }
+  const int* end() const { return counts + size; }
+};
+static_assert(kMaxRecommendNodes <= 1 << 15, "NodeCountList holds powers of two up to 2^15");
+
+NodeCountList NodeCounts(const RecommendContext& ctx) {
   const Workload& w = ctx.workload;
   const RecommendOptions& o = ctx.options;
   bool scales_out =
       w.is_training() || w.kind == WorkloadKind::kRender || w.kind == WorkloadKind::kPreprocess;
-  if (ctx.only_nodes > 0) return {scales_out ? ctx.only_nodes : 1};
-  std::vector<int> counts = {1};
-  if (!scales_out) return counts;
-  for (int n = 2; n <= o.max_nodes; n *= 2) counts.push_back(n);
-  return counts;
+  NodeCountList list;
+  if (ctx.only_nodes > 0) {
+    list.counts[list.size++] = scales_out ? ctx.only_nodes : 1;
+    return list;
+  }
+  list.counts[list.size++] = 1;
+  if (!scales_out) return list;
+  for (int n = 2; n <= std::min(o.max_nodes, kMaxRecommendNodes); n *= 2) {
+    list.counts[list.size++] = n;
+  }
+  return list;
 }
 
 // Whether an estimate's words name the instance type: the few that do (a streaming note says
