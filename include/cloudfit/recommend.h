@@ -153,6 +153,9 @@ class WorkloadEstimates {
     std::shared_ptr<const Estimate> estimate;  // when status is OK; without terms
     // The same estimate with its terms, once an answer has shown it (the first-ranked offer).
     std::shared_ptr<const Estimate> explained;
+    // Why the estimate rules its hardware out whatever the options (it does not fit in
+    // memory), worded once for every request of the workload; empty when it fits.
+    std::string unfit;
   };
   // Whether (type, nodes) was estimated; if so, *out is what it gave.
   bool Find(const InstanceType* type, int nodes, Entry* out) const;

@@ -104,13 +104,22 @@ bool NamesInstance(const Estimate& e, const std::string& name) {
   return false;
 }
 
-// The workload's estimate on `nodes` of `t`: kept across requests of this workload when the
-// context keeps estimates, and shared within the request by the types of the same shape.
+// Why an estimate rules its hardware out whatever the options, or "".
+std::string UnfitReason(const Estimate& e) {
+  if (e.fits) return "";
+  return fmt::format("does not fit in memory: needs {:.1f} GiB per device, has {:.1f}",
+                     e.memory.total_bytes() / kGiB, e.memory.capacity_bytes / kGiB);
+}
+
+// The workload's estimate on `nodes` of `t` and, when it does not fit, why (UnfitReason): kept
+// across requests of this workload when the context keeps estimates, and shared within the
+// request by the types of the same shape.
 Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
-                  std::shared_ptr<const Estimate>* out) {
+                  std::shared_ptr<const Estimate>* out, std::string* unfit) {
   WorkloadEstimates::Entry entry;
   if (ctx->estimates && ctx->estimates->Find(&t, nodes, &entry)) {
     *out = std::move(entry.estimate);
+    *unfit = std::move(entry.unfit);
     return entry.status;
   }
   Hardware hw = HardwareForInstance(t, nodes);
@@ -119,6 +128,7 @@ Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
   if (same != ctx->shapes.end()) {
     // The same inputs give the same figures and words; only the hardware's name differs.
     entry.status = same->second->status;
+    entry.unfit = same->second->unfit;
     if (same->second->estimate) {
       auto estimate = std::make_shared<Estimate>(*same->second->estimate);
       estimate->hardware = hw.name;
@@ -130,13 +140,17 @@ Status EstimateOn(RecommendContext* ctx, const InstanceType& t, int nodes,
     options.explain = ctx->describe_all;
     options.scratch = &ctx->scratch;
     entry.status = EstimateWorkload(ctx->catalog, ctx->workload, hw, estimate.get(), options);
-    if (entry.status.ok()) entry.estimate = std::move(estimate);
+    if (entry.status.ok()) {
+      entry.unfit = UnfitReason(*estimate);
+      entry.estimate = std::move(estimate);
+    }
     if (!entry.estimate || !NamesInstance(*entry.estimate, t.name)) {
       ctx->shapes.emplace(shape, std::make_shared<WorkloadEstimates::Entry>(entry));
     }
   }
   if (ctx->estimates) ctx->estimates->Insert(&t, nodes, entry);
   *out = std::move(entry.estimate);
+  *unfit = std::move(entry.unfit);
   return entry.status;
 }
 
@@ -174,17 +188,14 @@ void ConsiderInstance(RecommendContext* ctx, const InstanceType& t, Recommendati
     }
     ++out->candidates_considered;
     std::shared_ptr<const Estimate> estimate;
-    if (Status s = EstimateOn(ctx, t, nodes, &estimate); !s.ok()) {
+    std::string unfit;
+    if (Status s = EstimateOn(ctx, t, nodes, &estimate, &unfit); !s.ok()) {
       AddRejection(out, t, nullptr, nodes, s.message());
       continue;
     }
     if (!estimate->fits) {
       ctx->memory_rejects.push_back(&t);
-      AddRejection(out, t, nullptr, nodes,
-                   fmt::format("does not fit in memory: needs {:.1f} GiB per device, has {:.1f}",
-                               estimate->memory.total_bytes() / kGiB,
-                               estimate->memory.capacity_bytes / kGiB),
-                   estimate);
+      AddRejection(out, t, nullptr, nodes, std::move(unfit), estimate);
       continue;
     }
     if (std::string why = MultiNodeFabricProblem(*ctx, t, nodes, *estimate); !why.empty()) {
