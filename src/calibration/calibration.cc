@@ -123,9 +123,13 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
         {"precision", precision},
         {"micro_batch", std::to_string(per_gpu)},
         // NVIDIA's DeepLearningExamples of 2022 ran without FlashAttention, with plain
-        // data-parallel (DDP/Horovod-style) training.
+        // data-parallel (DDP/Horovod-style) training: every GPU holds the whole model and runs
+        // the row's batch, so no tensor or pipeline split may stand in for data parallelism
+        // (a split runs fewer samples per step than the row did).
         {"flash_attention", "false"},
-        {"zero", "0"}};
+        {"zero", "0"},
+        {"tp", "1"},
+        {"pp", "1"}};
     std::string notes(r.Text("notes"));
     // Lambda's harness (shared/calibration) has quirks of its own; other sources (NVIDIA's
     // DeepLearningExamples tables in tests/calibration) run the scripts as published.
