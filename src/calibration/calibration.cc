@@ -105,14 +105,22 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
     // frames, audio samples or tokens (what the zoo's FLOPs are per). Units per batch element:
     // WaveGlow segments are 8,000 samples (the task says so); LJSpeech clips average 6.57 s
     // (13,100 clips, 23.92 h: the dataset's README) = 566 mel frames at 22,050 Hz / hop 256;
-    // a WMT16 en-de sentence pair is assumed to be 50 BPE tokens, source plus target.
+    // a WMT16 en-de sentence pair is assumed to be 50 BPE tokens, source plus target. DLE's GNMT
+    // counts real tokens but computes padded ones: its default bucketing (--batching bucketing,
+    // --num-buckets 5 over --train-max-length 50: NVIDIA/DeepLearningExamples@0053b4b8:
+    // PyTorch/Translation/GNMT/train.py) batches sentences whose source and target lengths fall
+    // in the same 10-token classes, and each is padded to the longest of its batch, on average
+    // (10 - 1) / 2 = 4.5 tokens a side, so a batch element of 25 + 25 computed positions holds
+    // 25 / 29.5 of them as real tokens.
+    constexpr double kGnmtRealTokensPerSide = 25, kGnmtPaddingPerSide = 4.5;
     double units = 1;
     if (model == "WaveGlow")
       units = 8000;
     else if (model == "Tacotron 2")
       units = 566;
     else if (model == "GNMT v2")
-      units = 50;
+      units = 2 * kGnmtRealTokensPerSide * kGnmtRealTokensPerSide /
+              (kGnmtRealTokensPerSide + kGnmtPaddingPerSide);
     int per_gpu = static_cast<int>(r.Number("batch_size_per_gpu", 1, 1e7));
     // The zoo's operators of these models describe one segment, utterance or sentence pair;
     // the rows count audio samples, mel frames and tokens.
