@@ -19,12 +19,13 @@ namespace {
 // cited starting values that no row was fitted to, except llama.cpp's three decode rows, fitted
 // to these decode rows once the fit carried to left-out GPUs better than the starting values
 // (why: CalibrationFitTest and docs/estimation.md; the generalisation figures are asserted there,
-// in CrossValidatedLlmErrorsStayWithinTheirBounds). Measured 2026-11-24 on shared/calibration:
-// training 22.0%, decode 6.6% (in sample), prefill 16.5%, memory 5.4%, fits agreement 68%; held
-// out in tests/calibration: large-model training at scale 11.0%, DeepLearningExamples training
-// 22.6%, other training benchmarks 14.3%, fine-tuning memory 11.4% with 96% fits agreement.
-// Bounds sit a little above.
-constexpr double kTrainingMedian = 0.24;
+// in CrossValidatedLlmErrorsStayWithinTheirBounds and CrossValidatedTrainingErrorsStayWithin-
+// TheirBounds). Measured 2026-11-24 on shared/calibration: training 19.9% (22.0% before the
+// data-parallel layout of DLE rows, FP32 Winograd and GNMT's padding), decode 6.6% (in sample),
+// prefill 16.5%, memory 5.4%, fits agreement 68%; held out in tests/calibration: large-model
+// training at scale 11.0%, DeepLearningExamples training 21.5% (was 22.6%), other training
+// benchmarks 14.3%, fine-tuning memory 11.4% with 96% fits agreement. Bounds sit a little above.
+constexpr double kTrainingMedian = 0.21;
 constexpr double kDecodeMedian = 0.09;
 constexpr double kPrefillMedian = 0.19;
 constexpr double kMemoryMedian = 0.08;
@@ -37,7 +38,7 @@ constexpr double kAnyGpuMedian = 0.35;  // worst besides the exceptions: RTX 309
 constexpr double kPeftL40sMedian = 0.45;
 constexpr double kLambdaH100Median = 0.75;
 constexpr double kLargeModelMedian = 0.13;
-constexpr double kHeldOutDleMedian = 0.245;
+constexpr double kHeldOutDleMedian = 0.225;
 constexpr double kHeldOutOtherMedian = 0.17;
 constexpr double kHeldOutMemoryMedian = 0.14;
 constexpr double kHeldOutFitsAgreement = 0.9;

@@ -551,7 +551,7 @@ TEST(EstimateCacheTest, KeepsFailuresWithTheirReason) {
   const InstanceType& t = testing::BuiltInCatalog().instances().front();
   WorkloadEstimates::Entry entry;
   EXPECT_FALSE(estimates.Find(&t, 1, &entry));
-  estimates.Insert(&t, 1, {Status::InvalidArgument("cannot split"), nullptr, nullptr});
+  estimates.Insert(&t, 1, {Status::InvalidArgument("cannot split"), nullptr, nullptr, ""});
   ASSERT_TRUE(estimates.Find(&t, 1, &entry));
   EXPECT_EQ(entry.status.message(), "cannot split");
   EXPECT_FALSE(estimates.Find(&t, 2, &entry)) << "node counts are estimated apart";

@@ -15,6 +15,25 @@ constexpr double kFusedAttentionBackwardFlops = 2.5;
 // (CUTLASS's split-K examples split K into slices of a few hundred).
 constexpr double kMinSplitKSlice = 256;
 
+// Winograd's minimal filtering F(2x2, 3x3) computes a 2x2 output tile of a 3x3 convolution with
+// 16 multiplications instead of 36: 2.25 times fewer (Lavin and Gray 2016, "Fast Algorithms for
+// Convolutional Neural Networks", section 4; F(4x4, 3x3) saves 4x, less after its transforms).
+// cuDNN runs it (CUDNN_CONVOLUTION_*_ALGO_WINOGRAD, WINOGRAD_NONFUSED) for 3x3 stride-1
+// convolutions in FP32 on the vector units, and its autotuner (cudnn.benchmark, which NVIDIA's
+// DeepLearningExamples set) picks it there; on tensor cores implicit GEMM wins and is used.
+constexpr double kWinogradSaving = 2.25;
+
+// The arithmetic saving of a convolution's fastest algorithm on this device: Winograd's for a
+// dense 3x3 stride-1 convolution over a feature map on the vector units, else none. The kernel
+// area over the stride squared is k x m / input elements (k = input channels x area, m = output
+// positions); it is 9 exactly for 3x3 stride 1.
+double ConvolutionSaving(const Operator& op, const DeviceModel& device) {
+  if (!device.gpu || device.math_unit.rfind("simt", 0) != 0) return 1;
+  if (op.kind != OpKind::kConv || !op.spatial || op.groups > 1 || op.read_elements <= 0) return 1;
+  double area_over_stride2 = op.k * op.m / op.read_elements;
+  return std::abs(area_over_stride2 - 9) < 0.05 ? kWinogradSaving : 1;
+}
+
 std::string UnitClass(const DeviceModel& device) {
   if (!device.gpu) return "cpu";
   return device.math_unit.rfind("tensor", 0) == 0 ? "tensor" : "simt";
@@ -221,6 +240,8 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
       double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
                         : op.spatial             ? stack.conv_fraction
                                                  : stack.conv1d_fraction;
+      // Fewer multiplications do the same convolution: the nominal FLOPs at a higher rate.
+      fraction *= ConvolutionSaving(op, device);
       double m = op.m * scale * batch;
       // A convolution reads its real input, not the m x k view of it an implicit GEMM forms.
       auto real_traffic = [&](Kernel k) {
