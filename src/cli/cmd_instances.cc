@@ -45,7 +45,7 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
   q.memory_gib = {options.mem_min, options.mem_max};
   q.memory_per_vcpu_gib = {options.mem_per_vcpu_min, options.mem_per_vcpu_max};
   q.price_per_hour = {options.price_min, options.price_max};
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   std::vector<Offer> offers;
   ThrowIfError(FindOffers(catalog, q, &offers));
 
