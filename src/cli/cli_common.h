@@ -3,14 +3,13 @@
 #ifndef CLOUDFIT_CLI_CLI_COMMON_H_
 #define CLOUDFIT_CLI_CLI_COMMON_H_
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <istream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hardware.h"
@@ -60,6 +59,13 @@ struct WorkloadFlags {
   std::map<std::string, std::string> fields;
 };
 void AddWorkloadFlags(CLI::App* command, WorkloadFlags* flags);
+
+// With a list of command-line words, AddWorkloadFlags adds only the field flags (--seq-len,
+// --tokens, ...; ~80 of them) that a word names, as `--flag` or `--flag=value`; nullptr (the
+// default) adds them all. CLI11 checks each new option against every one before it, so adding
+// all of them was ~3M instructions, a fifth of `cloudfit estimate`. Only for a command line
+// that is parsed and run: help, completion and error messages need every flag.
+void AddOnlyWorkloadFlagsNamedIn(const std::vector<std::string>* words);
 // Applies the file, then --set, then the per-field flags (later ones win). Not finalized.
 Workload BuildWorkload(const WorkloadFlags& flags);
 
