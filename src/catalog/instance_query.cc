@@ -92,15 +92,18 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
     return Status::InvalidArgument(
         fmt::format("--currency: '{}' is not one of {}", Shown(q.currency), Join(known, ", ")));
   }
-  std::set<std::string> providers, regions, families;
-  for (const InstanceType& t : catalog.instances()) {
-    providers.insert(ToLower(t.provider));
-    families.insert(ToLower(t.family));
-    for (const RegionPrice& r : t.regions) regions.insert(ToLower(r.region));
+  // The known names are gathered only for lists the query has (most listings have none).
+  if (!q.providers.empty() || !q.regions.empty() || !q.families.empty()) {
+    std::set<std::string> providers, regions, families;
+    for (const InstanceType& t : catalog.instances()) {
+      providers.insert(ToLower(t.provider));
+      families.insert(ToLower(t.family));
+      for (const RegionPrice& r : t.regions) regions.insert(ToLower(r.region));
+    }
+    if (s = CheckNames(q.providers, providers, "provider"); !s.ok()) return s;
+    if (s = CheckNames(q.regions, regions, "region"); !s.ok()) return s;
+    if (s = CheckNames(q.families, families, "family"); !s.ok()) return s;
   }
-  if (s = CheckNames(q.providers, providers, "provider"); !s.ok()) return s;
-  if (s = CheckNames(q.regions, regions, "region"); !s.ok()) return s;
-  if (s = CheckNames(q.families, families, "family"); !s.ok()) return s;
   std::set<const Accelerator*> gpus;
   for (const std::string& name : q.gpus) {
     const Accelerator* a = nullptr;
