@@ -75,6 +75,23 @@ TEST(FormatNumberTest, WritesFmtsFixedDigitsWithoutTrailingZeros) {
   }
 }
 
+// DisplayWidth counts the bytes that start a code point, eight at a time: every length around
+// the word size, and every byte value in every position, must count as one byte at a time does.
+TEST(DisplayWidthTest, CountsCodePointStartsAsOneByteAtATimeDoes) {
+  auto reference = [](const std::string& s) {
+    size_t width = 0;
+    for (unsigned char c : s) width += (c & 0xC0) != 0x80;
+    return width;
+  };
+  EXPECT_EQ(DisplayWidth("caf\xc3\xa9 \xe2\x80\xa6 H100"), 11u);
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::string s(random() % 40, ' ');
+    for (char& c : s) c = static_cast<char>(random() % 256);
+    ASSERT_EQ(DisplayWidth(s), reference(s)) << i;
+  }
+}
+
 TEST(CsvTest, ParsesQuotesCrlfCommentsAndEmbeddedNewlines) {
   CsvTable t;
   std::string text =
