@@ -81,8 +81,7 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
                   t.has_gpu() ? TableCell(t.gpu_name()) : TableCell::Unknown(),
                   t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
                   t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0", std::to_string(t.vcpus),
-                  FormatNumber(t.memory_gib(), 1), PriceCell(o), o.currency,
-                  date(*o.region)});
+                  FormatNumber(t.memory_gib(), 1), PriceCell(o), o.currency, date(*o.region)});
   }
   PrintTable(table, options.format);
   if (options.format.format() == OutputFormat::kTable) {
