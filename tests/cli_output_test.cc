@@ -369,6 +369,23 @@ TEST(VocabularyTest, EveryRenameNamesAFlagOfItsCommand) {
   }
 }
 
+// A command line that runs adds only the workload-field flags it names (main.cc builds the rest
+// only for help and errors): a named field must still take its value, and a misspelled one must
+// still be told the flag it meant, which needs every flag.
+TEST(VocabularyTest, WorkloadFieldFlagsTakeValuesAndAreSuggestedWhenMisspelled) {
+  Result named = RunCli({"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu", "A100",
+                         "--seq-len=4096", "--json"});
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.out.find("\"seq_len\": 4096"), std::string::npos) << named.out;
+  Result misspelled = RunCli({"estimate", "--kind", "lora", "--model", "Llama-3.1-8B", "--gpu",
+                              "A100", "--seq-lne", "4096"});
+  EXPECT_EQ(misspelled.exit_code, 2);
+  EXPECT_NE(misspelled.err.find("unknown option '--seq-lne' for 'estimate'; did you mean "
+                                "'--seq-len'"),
+            std::string::npos)
+      << misspelled.err;
+}
+
 TEST(VocabularyTest, DidYouMeanForFlagsAndSubcommands) {
   Result flag = RunCli({"instances", "--gpus-mn", "8"});
   EXPECT_EQ(flag.exit_code, 2);

@@ -58,10 +58,37 @@ TEST(FormatNumberTest, WritesFmtsFixedDigitsWithoutTrailingZeros) {
     double magnitude = std::pow(10.0, static_cast<double>(random() % 24) - 8);
     values.push_back((static_cast<double>(random() % 2000001) - 1e6) / 1e6 * magnitude);
   }
+  // What tables format most (prices with 4 decimals, whole counts), and values on and next to
+  // a halfway point, where a shortcut through value * 10^digits could round the wrong way.
+  for (int i = 0; i < 20000; ++i) {
+    double scale = std::pow(10.0, static_cast<double>(random() % 7));
+    double k = static_cast<double>(random() % 100000000);
+    for (double v : {k / 1e4, k, (k + 0.5) / scale, std::nextafter((k + 0.5) / scale, 0.0),
+                     std::nextafter((k + 0.5) / scale, 1e300), -(k + 0.5) / scale}) {
+      values.push_back(v);
+    }
+  }
   for (double v : values) {
     for (int digits : {0, 1, 2, 3, 4, 6}) {
       ASSERT_EQ(FormatNumber(v, digits), reference(v, digits)) << v << " to " << digits;
     }
+  }
+}
+
+// DisplayWidth counts the bytes that start a code point, eight at a time: every length around
+// the word size, and every byte value in every position, must count as one byte at a time does.
+TEST(DisplayWidthTest, CountsCodePointStartsAsOneByteAtATimeDoes) {
+  auto reference = [](const std::string& s) {
+    size_t width = 0;
+    for (unsigned char c : s) width += (c & 0xC0) != 0x80;
+    return width;
+  };
+  EXPECT_EQ(DisplayWidth("caf\xc3\xa9 \xe2\x80\xa6 H100"), 11u);
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::string s(random() % 40, ' ');
+    for (char& c : s) c = static_cast<char>(random() % 256);
+    ASSERT_EQ(DisplayWidth(s), reference(s)) << i;
   }
 }
 

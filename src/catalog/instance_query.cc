@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "util/strings.h"
@@ -53,6 +54,7 @@ struct SortableOffer {
 }  // namespace
 
 const std::vector<std::string>& SortKeys() {
+  // FindOffers' key_of follows this order.
   static const std::vector<std::string> keys = {
       "price",      "provider", "instance", "region",          "gpu",     "gpus",
       "gpu-memory", "vcpus",    "memory",   "memory-per-vcpu", "network", "family"};
@@ -92,15 +94,18 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
     return Status::InvalidArgument(
         fmt::format("--currency: '{}' is not one of {}", Shown(q.currency), Join(known, ", ")));
   }
-  std::set<std::string> providers, regions, families;
-  for (const InstanceType& t : catalog.instances()) {
-    providers.insert(ToLower(t.provider));
-    families.insert(ToLower(t.family));
-    for (const RegionPrice& r : t.regions) regions.insert(ToLower(r.region));
+  // The known names are gathered only for lists the query has (most listings have none).
+  if (!q.providers.empty() || !q.regions.empty() || !q.families.empty()) {
+    std::set<std::string> providers, regions, families;
+    for (const InstanceType& t : catalog.instances()) {
+      providers.insert(ToLower(t.provider));
+      families.insert(ToLower(t.family));
+      for (const RegionPrice& r : t.regions) regions.insert(ToLower(r.region));
+    }
+    if (s = CheckNames(q.providers, providers, "provider"); !s.ok()) return s;
+    if (s = CheckNames(q.regions, regions, "region"); !s.ok()) return s;
+    if (s = CheckNames(q.families, families, "family"); !s.ok()) return s;
   }
-  if (s = CheckNames(q.providers, providers, "provider"); !s.ok()) return s;
-  if (s = CheckNames(q.regions, regions, "region"); !s.ok()) return s;
-  if (s = CheckNames(q.families, families, "family"); !s.ok()) return s;
   std::set<const Accelerator*> gpus;
   for (const std::string& name : q.gpus) {
     const Accelerator* a = nullptr;
@@ -144,53 +149,72 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
   }
 
   // Sort by the key, then by price, provider, type and region so output is stable.
+  // The key's position in SortKeys(), found once rather than by name for every offer.
+  auto key_index = std::find(SortKeys().begin(), SortKeys().end(), q.sort_by) - SortKeys().begin();
   auto key_of = [&](const SortableOffer& o) -> std::pair<double, std::string> {
     const InstanceType& t = *o.offer.instance;
-    const std::string& k = q.sort_by;
-    if (k == "provider") return {0, t.provider};
-    if (k == "instance") return {0, t.name};
-    if (k == "region") return {0, o.offer.region->region};
-    if (k == "family") return {0, t.family};
-    if (k == "gpu") return {0, t.gpu_name()};
-    if (k == "gpus") return {t.gpu_count, ""};
-    if (k == "gpu-memory") return {t.gpu_memory_bytes, ""};
-    if (k == "vcpus") return {static_cast<double>(t.vcpus), ""};
-    if (k == "memory") return {t.memory_bytes, ""};
-    if (k == "memory-per-vcpu") return {t.memory_bytes / t.vcpus, ""};
-    if (k == "network") return {t.network_bits_per_s, ""};
-    return {o.comparable_price.value_or(0), ""};
+    switch (key_index) {
+      case 1:  // provider
+        return {0, t.provider};
+      case 2:  // instance
+        return {0, t.name};
+      case 3:  // region
+        return {0, o.offer.region->region};
+      case 4:  // gpu
+        return {0, t.gpu_name()};
+      case 5:  // gpus
+        return {t.gpu_count, ""};
+      case 6:  // gpu-memory
+        return {t.gpu_memory_bytes, ""};
+      case 7:  // vcpus
+        return {static_cast<double>(t.vcpus), ""};
+      case 8:  // memory
+        return {t.memory_bytes, ""};
+      case 9:  // memory-per-vcpu
+        return {t.memory_bytes / t.vcpus, ""};
+      case 10:  // network
+        return {t.network_bits_per_s, ""};
+      case 11:  // family
+        return {0, t.family};
+      default:  // price
+        return {o.comparable_price.value_or(0), ""};
+    }
   };
   bool by_price = q.sort_by == "price";
   // Made once per offer, not twice per comparison (a listing of the whole catalog compares
   // ~40,000 times).
   for (SortableOffer& o : offers) o.key = key_of(o);
-  std::stable_sort(
-      offers.begin(), offers.end(), [&](const SortableOffer& a, const SortableOffer& b) {
-        if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
-          return a.comparable_price.has_value();  // unknown prices last, in either direction
-        }
-        const auto& ka = a.key;
-        const auto& kb = b.key;
-        if (ka != kb) return q.descending ? kb < ka : ka < kb;
-        if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
-          return a.comparable_price.has_value();
-        }
-        if (a.comparable_price != b.comparable_price)
-          return *a.comparable_price < *b.comparable_price;
-        return std::tie(a.offer.instance->provider, a.offer.instance->name,
-                        a.offer.region->region) <
-               std::tie(b.offer.instance->provider, b.offer.instance->name, b.offer.region->region);
-      });
+  // Positions are sorted, not the offers: moving ~120-byte offers with their strings was most
+  // of the sort's time.
+  std::vector<uint32_t> order(offers.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t ia, uint32_t ib) {
+    const SortableOffer& a = offers[ia];
+    const SortableOffer& b = offers[ib];
+    if (by_price && a.comparable_price.has_value() != b.comparable_price.has_value()) {
+      return a.comparable_price.has_value();  // unknown prices last, in either direction
+    }
+    const auto& ka = a.key;
+    const auto& kb = b.key;
+    if (ka != kb) return q.descending ? kb < ka : ka < kb;
+    if (a.comparable_price.has_value() != b.comparable_price.has_value()) {
+      return a.comparable_price.has_value();
+    }
+    if (a.comparable_price != b.comparable_price) return *a.comparable_price < *b.comparable_price;
+    return std::tie(a.offer.instance->provider, a.offer.instance->name, a.offer.region->region) <
+           std::tie(b.offer.instance->provider, b.offer.instance->name, b.offer.region->region);
+  });
   if (q.one_per_type) {
     std::set<const InstanceType*> seen;
-    std::vector<SortableOffer> kept;
-    for (SortableOffer& o : offers) {
-      if (seen.insert(o.offer.instance).second) kept.push_back(std::move(o));
+    std::vector<uint32_t> kept;
+    for (uint32_t i : order) {
+      if (seen.insert(offers[i].offer.instance).second) kept.push_back(i);
     }
-    offers = std::move(kept);
+    order = std::move(kept);
   }
-  if (q.top > 0 && offers.size() > q.top) offers.resize(q.top);
-  for (SortableOffer& o : offers) out->push_back(std::move(o.offer));
+  if (q.top > 0 && order.size() > q.top) order.resize(q.top);
+  out->reserve(order.size());
+  for (uint32_t i : order) out->push_back(std::move(offers[i].offer));
   return Status::OK();
 }
 

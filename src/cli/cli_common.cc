@@ -1,6 +1,7 @@
 #include "cli/cli_common.h"
 
 #include <algorithm>
+#include <deque>
 #include <fstream>
 #include <iostream>
 
@@ -57,6 +58,27 @@ void PrintTableWarning(const std::string& line, const FormatOptions& format) {
   PrintNote(Styled("warning: " + line, "33", format.colour()), format);
 }
 
+namespace {
+
+// Set by AddOnlyWorkloadFlagsNamedIn; the process builds one command line's flags at a time.
+const std::vector<std::string>* workload_flag_words = nullptr;
+
+bool NamedIn(const std::vector<std::string>& words, const std::string& flag) {
+  for (const std::string& word : words) {
+    if (word.compare(0, flag.size(), flag) == 0 &&
+        (word.size() == flag.size() || word[flag.size()] == '=')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void AddOnlyWorkloadFlagsNamedIn(const std::vector<std::string>* words) {
+  workload_flag_words = words;
+}
+
 void AddWorkloadFlags(CLI::App* c, WorkloadFlags* flags) {
   c->add_option("--file", flags->file, "Workload file (YAML or JSON) of field: value pairs")
       ->check(CLI::ExistingFile)
@@ -68,6 +90,7 @@ void AddWorkloadFlags(CLI::App* c, WorkloadFlags* flags) {
     for (char& ch : flag) {
       if (ch == '_') ch = '-';
     }
+    if (workload_flag_words != nullptr && !NamedIn(*workload_flag_words, flag)) continue;
     std::string name = f.name;
     c->add_option_function<std::string>(
         flag, [flags, name](const std::string& v) { flags->fields[name] = v; }, f.help)
@@ -139,6 +162,13 @@ Catalog LoadCatalogOrThrow(const GlobalOptions& options) {
   Catalog catalog;
   ThrowIfError(Catalog::LoadDefault(options.catalog_dir, &catalog));
   return catalog;
+}
+
+const Catalog& LoadKeptCatalogOrThrow(const GlobalOptions& options) {
+  // Never destroyed, and reachable from a static, so LeakSanitizer does not count it as a leak.
+  // A deque keeps the catalogs where they are when another is added.
+  static auto& kept = *new std::deque<Catalog>();
+  return kept.emplace_back(LoadCatalogOrThrow(options));
 }
 
 void ThrowIfError(const Status& status) {

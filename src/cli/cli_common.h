@@ -3,14 +3,13 @@
 #ifndef CLOUDFIT_CLI_CLI_COMMON_H_
 #define CLOUDFIT_CLI_CLI_COMMON_H_
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <istream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hardware.h"
@@ -60,6 +59,13 @@ struct WorkloadFlags {
   std::map<std::string, std::string> fields;
 };
 void AddWorkloadFlags(CLI::App* command, WorkloadFlags* flags);
+
+// With a list of command-line words, AddWorkloadFlags adds only the field flags (--seq-len,
+// --tokens, ...; ~80 of them) that a word names, as `--flag` or `--flag=value`; nullptr (the
+// default) adds them all. CLI11 checks each new option against every one before it, so adding
+// all of them was ~3M instructions, a fifth of `cloudfit estimate`. Only for a command line
+// that is parsed and run: help, completion and error messages need every flag.
+void AddOnlyWorkloadFlagsNamedIn(const std::vector<std::string>* words);
 // Applies the file, then --set, then the per-field flags (later ones win). Not finalized.
 Workload BuildWorkload(const WorkloadFlags& flags);
 
@@ -126,6 +132,11 @@ inline constexpr const char* kGroupOptions = "Options";
 
 // Loads the catalog chosen by --catalog, $CLOUDFIT_CATALOG or the built-in one.
 Catalog LoadCatalogOrThrow(const GlobalOptions& options);
+
+// The same catalog for a command that runs once and exits: it is kept to the end of the process
+// and never destroyed. Freeing its thousands of strings one by one cost 2.5M instructions, a
+// sixth of `cloudfit estimate`, for memory the exit returns at once.
+const Catalog& LoadKeptCatalogOrThrow(const GlobalOptions& options);
 
 // Throws CliError with the status message when `status` is not ok.
 void ThrowIfError(const Status& status);

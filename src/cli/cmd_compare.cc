@@ -23,7 +23,7 @@ struct CompareFlags {
 };
 
 void Run(const GlobalOptions& global, const CompareFlags& f) {
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   nlohmann::json options = f.options.ToJson();
   // Compare shows every pricing mode unless told otherwise.
   if (!options.contains("pricing")) options["pricing"] = "ondemand,spot,reserved-1y,reserved-3y";

@@ -184,7 +184,7 @@ nlohmann::json RunLine(const Catalog& catalog, const nlohmann::json& in) {
 }
 
 void Run(const GlobalOptions& global, const EstimateOptions& o) {
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   if (!o.jsonl.empty()) {
     int failures = RunJsonLinesFrom(
         o.jsonl, [&](const nlohmann::json& request) { return RunLine(catalog, request); });

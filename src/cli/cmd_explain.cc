@@ -18,7 +18,7 @@ struct ExplainFlags {
 };
 
 void Run(const GlobalOptions& global, const ExplainFlags& f) {
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   Workload w = BuildWorkload(f.workload);
   ThrowIfError(FinalizeWorkload(catalog, &w));
   std::vector<DecisionStep> steps = WalkDecisionTree(catalog, w);

@@ -65,7 +65,7 @@ void PrintDetail(const Accelerator& a, const FormatOptions& format) {
 
 void Run(const GlobalOptions& global, GpusOptions& options) {
   options.sort = CanonicalDtypeName(options.sort);  // bfloat16 sorts as bf16
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   if (!options.name.empty()) {
     const Accelerator* a = nullptr;
     ThrowIfError(catalog.FindAccelerator(options.name, &a));

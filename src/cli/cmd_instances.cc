@@ -1,5 +1,6 @@
 // cloudfit instances: filter and sort instance offers across every provider and region.
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/cli_common.h"
@@ -45,7 +46,7 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
   q.memory_gib = {options.mem_min, options.mem_max};
   q.memory_per_vcpu_gib = {options.mem_per_vcpu_min, options.mem_per_vcpu_max};
   q.price_per_hour = {options.price_min, options.price_max};
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   std::vector<Offer> offers;
   ThrowIfError(FindOffers(catalog, q, &offers));
 
@@ -66,14 +67,21 @@ void Run(const GlobalOptions& global, InstancesOptions& options) {
                {"price_per_hour", mode + "/h", true},
                {"currency", "cur", false, 4},
                {"as_of", "as of", false, 5}});
+  // Offers share a few dates, each formatted once (fmt, ~1,500 instructions a date).
+  std::map<int, std::string> dates;
+  auto date = [&](const RegionPrice& r) -> std::string {
+    if (!r.as_of_known()) return "unknown";
+    auto [it, added] = dates.try_emplace(r.as_of_days);
+    if (added) it->second = FormatIsoDate(r.as_of_days);
+    return it->second;
+  };
   for (const Offer& o : offers) {
     const InstanceType& t = *o.instance;
     table.AddRow({t.provider, t.name, o.region->region,
                   t.has_gpu() ? TableCell(t.gpu_name()) : TableCell::Unknown(),
                   t.has_gpu() ? FormatNumber(t.gpu_count, 3) : "0",
                   t.has_gpu() ? FormatNumber(t.gpu_memory_gib(), 1) : "0", std::to_string(t.vcpus),
-                  FormatNumber(t.memory_gib(), 1), PriceCell(o), o.currency,
-                  o.region->as_of_known() ? FormatIsoDate(o.region->as_of_days) : "unknown"});
+                  FormatNumber(t.memory_gib(), 1), PriceCell(o), o.currency, date(*o.region)});
   }
   PrintTable(table, options.format);
   if (options.format.format() == OutputFormat::kTable) {

@@ -19,7 +19,7 @@ struct ModelsOptions {
 TableCell Count(int value) { return value > 0 ? TableCell(std::to_string(value)) : TableCell::Unknown(); }
 
 void Run(const GlobalOptions& global, const ModelsOptions& options) {
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   std::vector<const Model*> rows;
   if (!options.name.empty()) {
     const Model* m = nullptr;

@@ -164,7 +164,7 @@ bool RunLine(const Catalog& catalog, const nlohmann::json& base_options, const s
 
 void Run(const GlobalOptions& global, const RecommendFlags& f) {
   if (f.hooks.instead && f.hooks.instead()) return;
-  Catalog catalog = LoadCatalogOrThrow(global);
+  const Catalog& catalog = LoadKeptCatalogOrThrow(global);
   nlohmann::json options = f.options.ToJson();
   if (!f.jsonl.empty()) {
     if (!f.task.file.empty()) throw CliError{"--task goes with one request, not with --jsonl"};

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,51 +56,80 @@ std::string_view InvokedCommand(const std::vector<std::string>& args) {
   return "";
 }
 
+// Whether a command line asks for help, which lists every flag.
+bool AsksForHelp(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& word) {
+    return word.rfind("-h", 0) == 0 || word.rfind("--help", 0) == 0;
+  });
+}
+
+// The application with its global options and subcommands. Each subcommand adds dozens of
+// options, and CLI11 checks each new one against those before it: building all of them is most
+// of a short command's time. When the command line names a subcommand, only that one is built;
+// help, completion and mistakes get them all. With `only_named` (a command line that is parsed
+// and run), the workload-field flags are limited to those the command line names.
+std::unique_ptr<CLI::App> BuildApp(const std::vector<std::string>& args, bool only_named,
+                                   cloudfit::cli::GlobalOptions* global) {
+  using namespace cloudfit::cli;
+  auto app = std::make_unique<CLI::App>(
+      "cloudfit: which cloud instance to rent for a job, how long it takes, what it "
+      "costs, and why.",
+      "cloudfit");
+  app->set_version_flag("--version", kVersion);
+  app->require_subcommand(1);
+  app->add_option("--catalog", global->catalog_dir,
+                  "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
+      ->check(CLI::ExistingDirectory);
+
+  std::string_view invoked = InvokedCommand(args);
+  bool one = std::any_of(std::begin(kCommands), std::end(kCommands),
+                         [&](const Command& command) { return invoked == command.name; });
+  std::vector<std::string> words;
+  if (one && only_named && !AsksForHelp(args)) {
+    // A deprecated spelling names the flag it becomes.
+    words = args;
+    for (const DeprecatedFlag& d : DeprecatedFlags()) {
+      for (const std::string& word : args) {
+        if (word.compare(0, d.old_name.size(), d.old_name) == 0) words.push_back(d.new_name);
+      }
+    }
+    AddOnlyWorkloadFlagsNamedIn(&words);
+  }
+  for (const Command& command : kCommands) {
+    if (invoked == command.name) command.add(app.get(), global);
+  }
+  if (!one) {
+    for (const Command& command : kCommands) command.add(app.get(), global);
+    AddCompletionCommands(app.get());
+  }
+  AddOnlyWorkloadFlagsNamedIn(nullptr);
+  return app;
+}
+
 int Run(int argc, char** argv) {
   using namespace cloudfit::cli;
   cloudfit::KeepFreedMemory();
-  CLI::App app{
-      "cloudfit: which cloud instance to rent for a job, how long it takes, what it "
-      "costs, and why.",
-      "cloudfit"};
-  app.set_version_flag("--version", kVersion);
-  app.require_subcommand(1);
-  GlobalOptions global;
-  app.add_option("--catalog", global.catalog_dir,
-                 "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
-      ->check(CLI::ExistingDirectory);
-
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-  // Each subcommand adds dozens of options, and CLI11 checks each new one against those before
-  // it: building all of them is most of a short command's time. When the command line names a
-  // subcommand, only that one is built; help, completion and mistakes get them all.
-  std::string_view invoked = InvokedCommand(args);
-  bool built = false;
-  for (const Command& command : kCommands) {
-    if (invoked == command.name) {
-      command.add(&app, &global);
-      built = true;
-    }
-  }
-  if (!built) {
-    for (const Command& command : kCommands) command.add(&app, &global);
-    AddCompletionCommands(&app);
-  }
+  GlobalOptions global;
+  std::unique_ptr<CLI::App> app = BuildApp(args, true, &global);
+  CLI::App& parsed = *app;
 
-  args = RewriteDeprecatedFlags(app, args, std::cerr);
+  args = RewriteDeprecatedFlags(parsed, args, std::cerr);
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
-    app.parse(reversed);
+    parsed.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return parsed.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return parsed.exit(e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return parsed.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     // CLI11 names an unknown word without a suggestion, or an unknown command as a missing one.
-    std::string unknown = ExplainUnknownWord(app, args);
+    // The suggestions come from every flag, so the application is built again with all of them.
+    GlobalOptions unused;
+    std::string unknown = ExplainUnknownWord(*BuildApp(args, false, &unused), args);
     if (!unknown.empty()) message = unknown;
     std::cerr << "cloudfit: error: " << message << "\nRun 'cloudfit --help' for usage.\n";
     return kExitError;

@@ -1,5 +1,6 @@
 // The hashes and encodings the providers' request signatures are built from, over OpenSSL's
-// libcrypto (already loaded by the HTTP server library, so it costs other commands nothing).
+// libcrypto (opened at first use, so other commands do not load it; a missing libcrypto.so.3
+// throws std::runtime_error saying so).
 #ifndef CLOUDFIT_REFRESH_CRYPTO_H_
 #define CLOUDFIT_REFRESH_CRYPTO_H_
 

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "util/csv.h"
 
@@ -13,10 +16,13 @@ namespace cloudfit {
 
 namespace {
 
-std::string Pad(std::string_view s, size_t width, bool right) {
-  size_t w = DisplayWidth(s);
-  std::string padding(width > w ? width - w : 0, ' ');
-  return right ? padding + std::string(s) : std::string(s) + padding;
+// Appends `gap` spaces, then `s` (`w` display columns wide) padded with spaces to `width`.
+void AppendPadded(std::string* out, size_t gap, std::string_view s, size_t w, size_t width,
+                  bool right) {
+  size_t padding = width > w ? width - w : 0;
+  size_t at = out->size() + gap;
+  out->resize(at + padding + s.size(), ' ');
+  if (!s.empty()) std::memcpy(out->data() + at + (right ? padding : 0), s.data(), s.size());
 }
 
 std::string MarkdownEscape(std::string_view s) {
@@ -44,11 +50,17 @@ constexpr size_t kMinCutWidth = 12;
 }  // namespace
 
 size_t DisplayWidth(std::string_view s) {
-  size_t width = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++width;
+  // Bytes that start a code point (not 10xxxxxx), eight at a time: a table measures every cell.
+  constexpr uint64_t kLow = 0x0101010101010101ULL;
+  size_t continuation = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, s.data() + i, 8);
+    continuation += static_cast<size_t>(std::popcount((x >> 7) & ~(x >> 6) & kLow));
   }
-  return width;
+  for (; i < s.size(); ++i) continuation += (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80;
+  return s.size() - continuation;
 }
 
 std::string TruncateToWidth(std::string_view s, size_t width) {
@@ -98,9 +110,15 @@ std::string Table::Render(OutputFormat format, const TextLayout& layout) const {
 std::string Table::RenderText(const TextLayout& layout) const {
   std::vector<size_t> shown = ColumnsFor(Audience::kPeople);
   std::vector<size_t> widths(columns_.size(), 0);
+  // Each cell's width, measured once for the columns' widths and again for its padding.
+  std::vector<size_t> cell_widths(rows_.size() * columns_.size(), 0);
   for (size_t i : shown) {
     widths[i] = DisplayWidth(columns_[i].title);
-    for (const auto& row : rows_) widths[i] = std::max(widths[i], DisplayWidth(PeopleText(row[i])));
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      size_t w = DisplayWidth(PeopleText(rows_[r][i]));
+      cell_widths[r * columns_.size() + i] = w;
+      widths[i] = std::max(widths[i], w);
+    }
   }
   auto total = [&]() {
     size_t sum = shown.empty() ? 0 : 2 * (shown.size() - 1);
@@ -131,27 +149,39 @@ std::string Table::RenderText(const TextLayout& layout) const {
       shown.erase(shown.begin() + static_cast<std::ptrdiff_t>(victim));
     }
   }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
+  // Each line is appended in place (no per-row copies of the cells): a listing of the whole
+  // catalog renders ~1,400 rows.
+  std::string out;
+  out.reserve((total() + 1) * (rows_.size() + 1));
+  // cell(i) is column i's text and display width.
+  auto line = [&](auto cell) {
+    size_t start = out.size();
     for (size_t k = 0; k < shown.size(); ++k) {
       size_t i = shown[k];
-      if (k > 0) out += "  ";
       bool last = k + 1 == shown.size();
-      std::string cell = last && last_width > 0 ? TruncateToWidth(cells[i], last_width) : cells[i];
-      out +=
-          last && !columns_[i].right_align ? cell : Pad(cell, widths[i], columns_[i].right_align);
+      bool right = columns_[i].right_align;
+      auto [text, w] = cell(i);
+      std::string cut;
+      if (last && last_width > 0 && w > last_width) {
+        cut = TruncateToWidth(text, last_width);
+        text = cut;
+        w = DisplayWidth(cut);
+      }
+      AppendPadded(&out, k > 0 ? 2 : 0, text, w, last && !right ? 0 : widths[i], right);
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
+    while (out.size() > start && out.back() == ' ') out.pop_back();
+    out += '\n';
   };
-  std::vector<std::string> titles;
-  for (const Column& c : columns_) titles.push_back(c.title);
-  std::string header = line(titles);
-  std::string out = layout.colour ? "\033[1m" + header + "\033[0m\n" : header + "\n";
-  for (const auto& row : rows_) {
-    std::vector<std::string> cells;
-    for (const TableCell& cell : row) cells.push_back(PeopleText(cell));
-    out += line(cells) + "\n";
+  if (layout.colour) out += "\033[1m";
+  line([&](size_t i) {
+    return std::pair<std::string_view, size_t>(columns_[i].title, DisplayWidth(columns_[i].title));
+  });
+  if (layout.colour) out.insert(out.size() - 1, "\033[0m");
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    line([&](size_t i) {
+      return std::pair<std::string_view, size_t>(PeopleText(rows_[r][i]),
+                                                 cell_widths[r * columns_.size() + i]);
+    });
   }
   if (!hidden.empty()) {
     std::string names;
@@ -205,10 +235,52 @@ std::string Table::RenderMarkdown() const {
   return out;
 }
 
+namespace {
+
+// FormatNumber's common case without std::to_chars' exact decimal expansion (~500 instructions
+// a number; a listing of the catalog formats ~6,000): value * 10^digits rounded to an integer.
+// The product is within half an ulp of the exact one, so the rounding is certain unless the
+// fraction lies within 1e-3 of one half (below 1e12 an ulp is at most 1.2e-4); those, and
+// large or non-finite values, return false and take the exact path.
+bool FormatNumberFast(double value, int digits, std::string* out) {
+  static constexpr double kPowers[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  if (digits < 0 || digits > 6 || !std::isfinite(value)) return false;
+  double scaled = std::fabs(value) * kPowers[digits];
+  if (!(scaled < 1e12)) return false;
+  double whole = std::floor(scaled);
+  double fraction = scaled - whole;
+  if (std::fabs(fraction - 0.5) < 1e-3) return false;
+  auto n = static_cast<uint64_t>(whole) + (fraction > 0.5 ? 1 : 0);
+  auto unit = static_cast<uint64_t>(kPowers[digits]);
+  uint64_t integer = n / unit, decimals = n % unit;
+  int kept = digits;  // decimals without their trailing zeros
+  while (kept > 0 && decimals % 10 == 0) {
+    decimals /= 10;
+    --kept;
+  }
+  char buffer[40];
+  char* p = buffer;
+  if (value < 0 && n != 0) *p++ = '-';  // "-0" prints as "0"
+  p = std::to_chars(p, buffer + sizeof buffer, integer).ptr;
+  if (kept > 0) {
+    *p++ = '.';
+    for (int k = kept - 1; k >= 0; --k) {
+      p[k] = static_cast<char>('0' + decimals % 10);
+      decimals /= 10;
+    }
+    p += kept;
+  }
+  out->assign(buffer, p);
+  return true;
+}
+
+}  // namespace
+
 std::string FormatNumber(double value, int digits) {
+  std::string s;
+  if (FormatNumberFast(value, digits, &s)) return s;
   // std::to_chars writes the correctly rounded digits printf and fmt write, without fmt's
   // format-string parsing (an answer formats a few hundred numbers); fmt keeps the rest.
-  std::string s;
   char buffer[400];
   auto [end, ec] =
       std::isfinite(value) && digits >= 0 && digits <= 20
