@@ -1,11 +1,11 @@
 #include "cli/cli_common.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <fstream>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/terminal.h"
 #include "cloudfit/measured_calibration.h"
@@ -36,7 +36,8 @@ void GroupOptions(CLI::App* command, const char* group, std::vector<std::string>
     if (o->get_lnames().empty() || o->get_group().empty()) continue;  // positional or hidden
     std::string name = "--" + o->get_lnames().front();
     bool named = std::find(names.begin(), names.end(), name) != names.end();
-    if (named || (names.empty() && o->get_group() == "Options" && name != "--help")) o->group(group);
+    if (named || (names.empty() && o->get_group() == "Options" && name != "--help"))
+      o->group(group);
   }
 }
 
@@ -93,7 +94,7 @@ void AddWorkloadFlags(CLI::App* c, WorkloadFlags* flags) {
     if (workload_flag_words != nullptr && !NamedIn(*workload_flag_words, flag)) continue;
     std::string name = f.name;
     c->add_option_function<std::string>(
-        flag, [flags, name](const std::string& v) { flags->fields[name] = v; }, f.help)
+         flag, [flags, name](const std::string& v) { flags->fields[name] = v; }, f.help)
         ->group(kGroupWorkload);
   }
 }
@@ -191,8 +192,10 @@ bool ReadBoundedLine(std::istream& in, size_t max, std::string* line, bool* too_
     if (c == std::char_traits<char>::eof()) return any;
     any = true;
     if (c == '\n') return true;
-    if (line->size() < max) line->push_back(static_cast<char>(c));
-    else *too_long = true;
+    if (line->size() < max)
+      line->push_back(static_cast<char>(c));
+    else
+      *too_long = true;
   }
 }
 
@@ -207,8 +210,8 @@ int RunJsonLines(std::istream& in,
     if (!too_long && Trim(line).empty()) continue;
     nlohmann::json result;
     nlohmann::json request;
-    Status s = too_long ? Status::InvalidArgument(fmt::format(
-                              "line {}: longer than {} bytes", number, kMaxJsonlLineBytes))
+    Status s = too_long ? Status::InvalidArgument(fmt::format("line {}: longer than {} bytes",
+                                                              number, kMaxJsonlLineBytes))
                         : ParseJson("", line, kMaxJsonlLineBytes, &request);
     if (s.ok() && !request.is_object()) {
       s = Status::InvalidArgument("each line must be a JSON object");
@@ -286,14 +289,16 @@ Table DocumentTable(const nlohmann::json& document) {
 }
 
 void AddCalibrationFlags(CLI::App* command, CalibrationFlags* flags) {
-  command->add_option("--measured", flags->measured,
-                      "A throughput measured for this workload, e.g. \"1.9 it/s on 1x A10\" or "
-                      "\"0.8 s/it on g5.xlarge\": the estimate there matches it and other "
-                      "hardware is rescaled through the model")
+  command
+      ->add_option("--measured", flags->measured,
+                   "A throughput measured for this workload, e.g. \"1.9 it/s on 1x A10\" or "
+                   "\"0.8 s/it on g5.xlarge\": the estimate there matches it and other "
+                   "hardware is rescaled through the model")
       ->group(kGroupCalibration);
-  command->add_option("--calibration", flags->probe_file,
-                      "A 'cloudfit probe --out' result: the probed GPU's and CPU's measured "
-                      "rates replace the catalog's typical ones")
+  command
+      ->add_option("--calibration", flags->probe_file,
+                   "A 'cloudfit probe --out' result: the probed GPU's and CPU's measured "
+                   "rates replace the catalog's typical ones")
       ->group(kGroupCalibration);
 }
 

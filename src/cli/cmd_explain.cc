@@ -1,8 +1,8 @@
 // cloudfit explain: the seed guides' decision tree, walked with this workload's numbers.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/decision_tree.h"
@@ -23,7 +23,9 @@ void Run(const GlobalOptions& global, const ExplainFlags& f) {
   ThrowIfError(FinalizeWorkload(catalog, &w));
   std::vector<DecisionStep> steps = WalkDecisionTree(catalog, w);
   if (f.format.format() == OutputFormat::kCsv || f.format.format() == OutputFormat::kMarkdown) {
-    Table table({{"step", "#", true}, {"question", "question"}, {"answer", "answer"},
+    Table table({{"step", "#", true},
+                 {"question", "question"},
+                 {"answer", "answer"},
                  {"because", "because"}});
     int n = 1;
     for (const DecisionStep& s : steps) {

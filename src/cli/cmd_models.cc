@@ -16,7 +16,9 @@ struct ModelsOptions {
   FormatOptions format;
 };
 
-TableCell Count(int value) { return value > 0 ? TableCell(std::to_string(value)) : TableCell::Unknown(); }
+TableCell Count(int value) {
+  return value > 0 ? TableCell(std::to_string(value)) : TableCell::Unknown();
+}
 
 void Run(const GlobalOptions& global, const ModelsOptions& options) {
   const Catalog& catalog = LoadKeptCatalogOrThrow(global);
@@ -27,7 +29,8 @@ void Run(const GlobalOptions& global, const ModelsOptions& options) {
     rows.push_back(m);
   } else {
     for (const Model& m : catalog.models()) {
-      if (options.family.empty() || ToLower(m.family) == ToLower(options.family)) rows.push_back(&m);
+      if (options.family.empty() || ToLower(m.family) == ToLower(options.family))
+        rows.push_back(&m);
     }
   }
   if (options.format.json) {
