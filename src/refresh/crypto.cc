@@ -13,6 +13,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "refresh/dynamic_symbol.h"
+
 namespace cloudfit::refresh {
 
 namespace {
@@ -23,18 +25,6 @@ struct CryptoApi {
   decltype(&::EVP_sha256) evp_sha256 = nullptr;
   decltype(&::EVP_sha1) evp_sha1 = nullptr;
 };
-
-template <typename Fn>
-bool Bind(void* handle, const char* symbol, Fn* fn, std::string* missing) {
-  void* address = dlsym(handle, symbol);
-  if (address == nullptr) {
-    *missing += (missing->empty() ? "" : ", ") + std::string(symbol);
-    return false;
-  }
-  // POSIX guarantees that an object pointer from dlsym converts to a function pointer.
-  *fn = reinterpret_cast<Fn>(address);
-  return true;
-}
 
 // Loads libcrypto once per process; throws std::runtime_error with the reason when it cannot
 // (no request can be signed without it; the program prints the reason and exits).
@@ -51,10 +41,10 @@ const CryptoApi& Crypto() {
       return;
     }
     std::string missing;
-    bool all = Bind(handle, "SHA256", &api.sha256, &missing);
-    all &= Bind(handle, "HMAC", &api.hmac, &missing);
-    all &= Bind(handle, "EVP_sha256", &api.evp_sha256, &missing);
-    all &= Bind(handle, "EVP_sha1", &api.evp_sha1, &missing);
+    bool all = BindSymbol(handle, "SHA256", &api.sha256, &missing);
+    all &= BindSymbol(handle, "HMAC", &api.hmac, &missing);
+    all &= BindSymbol(handle, "EVP_sha256", &api.evp_sha256, &missing);
+    all &= BindSymbol(handle, "EVP_sha1", &api.evp_sha1, &missing);
     if (!all) why_not = "libcrypto lacks " + missing;
   });
   if (!why_not.empty()) throw std::runtime_error(why_not);

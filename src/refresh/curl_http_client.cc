@@ -3,11 +3,11 @@
 // fail to start where it is missing). The types and constants come from <curl/curl.h>, whose
 // ABI libcurl keeps stable within soname 4.
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <mutex>
 
-#include <fmt/format.h>
-
+#include "refresh/dynamic_symbol.h"
 #include "refresh/http_client.h"
 #include "util/date.h"
 #include "util/strings.h"
@@ -35,18 +35,6 @@ struct CurlApi {
   void (*slist_free_all)(curl_slist*) = nullptr;
 };
 
-template <typename Fn>
-bool Bind(void* handle, const char* symbol, Fn* fn, std::string* missing) {
-  void* address = dlsym(handle, symbol);
-  if (address == nullptr) {
-    *missing += (missing->empty() ? "" : ", ") + std::string(symbol);
-    return false;
-  }
-  // POSIX guarantees that an object pointer from dlsym converts to a function pointer.
-  *fn = reinterpret_cast<Fn>(address);
-  return true;
-}
-
 // Loads libcurl once per process; nullptr with the reason when it cannot.
 const CurlApi* LoadCurl(std::string* error) {
   static std::once_flag once;
@@ -69,15 +57,15 @@ const CurlApi* LoadCurl(std::string* error) {
       return;
     }
     std::string missing;
-    bool all = Bind(handle, "curl_global_init", &api.global_init, &missing);
-    all &= Bind(handle, "curl_easy_init", &api.easy_init, &missing);
-    all &= Bind(handle, "curl_easy_setopt", &api.easy_setopt, &missing);
-    all &= Bind(handle, "curl_easy_perform", &api.easy_perform, &missing);
-    all &= Bind(handle, "curl_easy_getinfo", &api.easy_getinfo, &missing);
-    all &= Bind(handle, "curl_easy_cleanup", &api.easy_cleanup, &missing);
-    all &= Bind(handle, "curl_easy_strerror", &api.easy_strerror, &missing);
-    all &= Bind(handle, "curl_slist_append", &api.slist_append, &missing);
-    all &= Bind(handle, "curl_slist_free_all", &api.slist_free_all, &missing);
+    bool all = BindSymbol(handle, "curl_global_init", &api.global_init, &missing);
+    all &= BindSymbol(handle, "curl_easy_init", &api.easy_init, &missing);
+    all &= BindSymbol(handle, "curl_easy_setopt", &api.easy_setopt, &missing);
+    all &= BindSymbol(handle, "curl_easy_perform", &api.easy_perform, &missing);
+    all &= BindSymbol(handle, "curl_easy_getinfo", &api.easy_getinfo, &missing);
+    all &= BindSymbol(handle, "curl_easy_cleanup", &api.easy_cleanup, &missing);
+    all &= BindSymbol(handle, "curl_easy_strerror", &api.easy_strerror, &missing);
+    all &= BindSymbol(handle, "curl_slist_append", &api.slist_append, &missing);
+    all &= BindSymbol(handle, "curl_slist_free_all", &api.slist_free_all, &missing);
     if (!all) {
       why_not = "libcurl lacks " + missing;
       return;
@@ -154,8 +142,7 @@ class CurlHttpClient : public HttpClient {
   Status Send(const HttpRequest& request, HttpResponse* response) override {
     return Perform(request, nullptr, response);
   }
-  Status Stream(const HttpRequest& request, const BodySink& sink,
-                HttpResponse* response) override {
+  Status Stream(const HttpRequest& request, const BodySink& sink, HttpResponse* response) override {
     return Perform(request, &sink, response);
   }
 
@@ -215,9 +202,9 @@ class CurlHttpClient : public HttpClient {
     if (t.sink_stopped) return Status::Corruption("the reader stopped the transfer");
     switch (code) {
       case CURLE_OPERATION_TIMEDOUT:
-        return Status::IOError(sink ? fmt::format("stalled: under 1 KB/s for {} s",
-                                                  limits_.stall_timeout_s)
-                                    : fmt::format("timed out after {} s", limits_.timeout_s));
+        return Status::IOError(
+            sink ? fmt::format("stalled: under 1 KB/s for {} s", limits_.stall_timeout_s)
+                 : fmt::format("timed out after {} s", limits_.timeout_s));
       case CURLE_PARTIAL_FILE:
       case CURLE_RECV_ERROR:
         return Status::IOError("truncated: the connection closed before the whole body arrived");
@@ -241,8 +228,9 @@ std::unique_ptr<HttpClient> NewCurlHttpClient(const HttpLimits& limits, std::str
 #else  // no <curl/curl.h> at build time
 
 std::unique_ptr<HttpClient> NewCurlHttpClient(const HttpLimits&, std::string* error) {
-  *error = "cloudfit was built without libcurl's headers (Debian: libcurl4-openssl-dev); "
-           "fetch elsewhere with --save-responses and import with --from-dir";
+  *error =
+      "cloudfit was built without libcurl's headers (Debian: libcurl4-openssl-dev); "
+      "fetch elsewhere with --save-responses and import with --from-dir";
   return nullptr;
 }
 
