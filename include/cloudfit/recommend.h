@@ -142,10 +142,17 @@ struct Recommendation {
   std::vector<FitHint> hints;      // what would fit, when nothing does
 };
 
+// The offers of one workload priced under one set of pricing options (src/recommend): opaque
+// here.
+struct CandidatePass;
+
 // The estimates of one workload, by instance type and node count, kept for the next
 // recommendation of the same workload: an estimate is a function of the catalog, the workload
 // and the hardware alone, so a repeated workload costs pricing and ranking only. Failures are
-// kept too. Thread-safe.
+// kept too. So are the last few candidate passes (every offer priced, every rejection), each
+// a function of the workload and the options that price, so a request that differs from an
+// earlier one only in how the answer ranks or shows the offers (objective, top, --all-regions,
+// --why-not) costs ranking only. Thread-safe.
 class WorkloadEstimates {
  public:
   struct Entry {
@@ -162,6 +169,14 @@ class WorkloadEstimates {
   // Keeps `entry` for (type, nodes), replacing what was kept.
   void Insert(const InstanceType* type, int nodes, Entry entry);
 
+  // The candidate pass kept for options whose pricing fields give `pricing_key`, or null.
+  std::shared_ptr<const CandidatePass> FindPass(const std::string& pricing_key) const;
+  // Keeps `pass` for `pricing_key`, dropping the least recently kept beyond kMaxPasses.
+  void KeepPass(const std::string& pricing_key, std::shared_ptr<const CandidatePass> pass);
+  // A pass of the built-in catalog holds ~2,000 offers and rejections (~1 MB): a few per
+  // workload cover a user varying the ranking, and bound a server's memory.
+  static constexpr size_t kMaxPasses = 4;
+
  private:
   struct KeyHash {
     size_t operator()(const std::pair<const InstanceType*, int>& k) const {
@@ -170,6 +185,8 @@ class WorkloadEstimates {
   };
   mutable std::mutex mutex_;
   std::unordered_map<std::pair<const InstanceType*, int>, Entry, KeyHash> entries_;
+  // Most recently kept last.
+  std::vector<std::pair<std::string, std::shared_ptr<const CandidatePass>>> passes_;
 };
 
 // WorkloadEstimates of the workloads recommended on recently, for a JSON Lines batch or a

@@ -18,6 +18,25 @@ void WorkloadEstimates::Insert(const InstanceType* type, int nodes, Entry entry)
   entries_.insert_or_assign(std::make_pair(type, nodes), std::move(entry));
 }
 
+std::shared_ptr<const CandidatePass> WorkloadEstimates::FindPass(
+    const std::string& pricing_key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [key, pass] : passes_) {
+    if (key == pricing_key) return pass;
+  }
+  return nullptr;
+}
+
+void WorkloadEstimates::KeepPass(const std::string& pricing_key,
+                                 std::shared_ptr<const CandidatePass> pass) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto same = std::find_if(passes_.begin(), passes_.end(),
+                           [&](const auto& kept) { return kept.first == pricing_key; });
+  if (same != passes_.end()) passes_.erase(same);
+  if (passes_.size() >= kMaxPasses) passes_.erase(passes_.begin());
+  passes_.emplace_back(pricing_key, std::move(pass));
+}
+
 EstimateCache::EstimateCache(size_t max_workloads)
     : max_workloads_(std::max<size_t>(1, max_workloads)) {}
 

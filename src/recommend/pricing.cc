@@ -338,7 +338,7 @@ std::string RejectionReason(const RecommendContext& ctx, const PricedOffer& offe
 
 // The candidate's numbers, as the offer priced them.
 void FillNumbers(const RecommendContext& ctx, const PricedOffer& offer, Candidate* out) {
-  OfferBasis& basis = *offer.basis;
+  const OfferBasis& basis = *offer.basis;
   Candidate& c = *out;
   c.instance = &basis.t;
   c.region = offer.region;
@@ -348,7 +348,7 @@ void FillNumbers(const RecommendContext& ctx, const PricedOffer& offer, Candidat
   c.estimate = basis.estimate;
   c.price_per_hour = offer.price_per_hour;
   if (!ctx.priced_per_period() && !ctx.options.fixed_hours) {
-    c.risk = basis.Risk(ctx, offer.mode);
+    c.risk = basis.PricedRisk(offer.mode);
     if (offer.mode == PricingMode::kSpot) c.spot = c.risk;
   }
   c.hours = offer.hours;

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 
 #include "cloudfit/table.h"
 #include "recommend/recommender.h"
@@ -73,7 +75,94 @@ std::string_view ObjectiveName(Objective objective) {
   return "";
 }
 
+namespace {
+
+// Appends a field to a key so that no two different fields append the same bytes: strings
+// carry their length, numbers are printed exactly (shortest round trip), absent ones are '-'.
+void AppendField(std::string* key, const std::string& value) {
+  fmt::format_to(std::back_inserter(*key), "{}:{};", value.size(), value);
+}
+void AppendField(std::string* key, const std::vector<std::string>& values) {
+  fmt::format_to(std::back_inserter(*key), "[{}", values.size());
+  for (const std::string& v : values) AppendField(key, v);
+  key->push_back(']');
+}
+void AppendField(std::string* key, const std::optional<double>& value) {
+  if (value) {
+    fmt::format_to(std::back_inserter(*key), "{};", *value);
+  } else {
+    key->append("-;");
+  }
+}
+void AppendField(std::string* key, double value) {
+  fmt::format_to(std::back_inserter(*key), "{};", value);
+}
+
+}  // namespace
+
+std::string PricingOptionsKey(const RecommendOptions& o) {
+  std::string key;
+  key.reserve(96);
+  AppendField(&key, o.providers);
+  AppendField(&key, o.regions);
+  AppendField(&key, o.gpus);
+  AppendField(&key, o.exclude_gpus);
+  AppendField(&key, o.instances);
+  AppendField(&key, o.deadline_hours);
+  AppendField(&key, o.budget);
+  AppendField(&key, o.min_gpus);
+  AppendField(&key, o.max_gpus);
+  for (PricingMode mode : o.pricing) key.push_back(static_cast<char>('a' + static_cast<int>(mode)));
+  key.push_back(';');
+  AppendField(&key, static_cast<double>(o.include_cpu));
+  AppendField(&key, static_cast<double>(o.max_nodes));
+  AppendField(&key, o.currency);
+  AppendField(&key, o.serving_hours);
+  AppendField(&key, o.fixed_hours);
+  AppendField(&key, static_cast<double>(o.allow_scale_to_zero));
+  AppendField(&key, o.excluded_costs);
+  AppendField(&key, static_cast<double>(o.require_rdma));
+  AppendField(&key, static_cast<double>(o.max_spot_nodes));
+  // Not in the key: objective, all_regions, top and describe_instances rank and show the
+  // offers of a pass. A field added to RecommendOptions must be added above or here; the size
+  // check below fails to remind whoever adds one (64-bit libstdc++).
+  static_assert(sizeof(void*) != 8 || sizeof(RecommendOptions) == 352,
+                "RecommendOptions changed: add the new field to PricingOptionsKey or say why not");
+  return key;
+}
+
 double Candidate::total_gpus() const { return instance->gpu_count * nodes * replicas; }
+
+namespace {
+
+// The offers of this request: those of the pass kept for its workload and pricing options, or
+// a new pass (EnumerateCandidates), kept when the context keeps estimates.
+const PricedOffers& PriceOrReuse(RecommendContext* ctx, Recommendation* out,
+                                 std::shared_ptr<const CandidatePass>* pass) {
+  if (!ctx->estimates) {
+    EnumerateCandidates(ctx, out);
+    return ctx->offers;
+  }
+  std::string key = PricingOptionsKey(ctx->options);
+  *pass = ctx->estimates->FindPass(key);
+  if (!*pass) {
+    EnumerateCandidates(ctx, out);
+    auto made = std::make_shared<CandidatePass>();
+    made->offers = std::move(ctx->offers);  // a deque moves without moving its bases
+    made->rejected = out->rejected;
+    made->candidates_considered = out->candidates_considered;
+    made->memory_rejects = ctx->memory_rejects;
+    ctx->estimates->KeepPass(key, made);
+    *pass = std::move(made);
+    return (*pass)->offers;
+  }
+  out->rejected = (*pass)->rejected;
+  out->candidates_considered = (*pass)->candidates_considered;
+  ctx->memory_rejects = (*pass)->memory_rejects;
+  return (*pass)->offers;
+}
+
+}  // namespace
 
 Status Recommend(const Catalog& catalog, const Workload& workload, const RecommendOptions& options,
                  Recommendation* out, WorkloadEstimates* estimates) {
@@ -85,8 +174,8 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   if (!s.ok()) return s;
   ctx.today_days = TodayDays();
   ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
-  EnumerateCandidates(&ctx, out);
-  RankCandidates(ctx, ctx.offers, out);
+  std::shared_ptr<const CandidatePass> pass;  // holds the offers ranked, when kept
+  RankCandidates(ctx, PriceOrReuse(&ctx, out, &pass), out);
   ExplainBestEstimate(&ctx, out);
   DescribeShown(ctx, out);
   ExplainRanking(ctx, out);

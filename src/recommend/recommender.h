@@ -83,6 +83,11 @@ struct OfferBasis {
   // The risk of the run in `mode`, numbers only: the same for every region, and for every mode
   // but spot.
   const JobRisk& Risk(const RecommendContext& ctx, PricingMode mode);
+  // The risk Risk worked out for an offer priced in `mode`: an offer's candidate reads it
+  // without changing the basis, which a CandidatePass shares between threads.
+  const JobRisk& PricedRisk(PricingMode mode) const {
+    return mode == PricingMode::kSpot ? *spot_risk : *other_risk;
+  }
 
   const InstanceType& t;
   int nodes;
@@ -131,6 +136,22 @@ struct PricedOffers {
   std::deque<OfferBasis> bases;
   std::vector<PricedOffer> feasible;
 };
+
+// What the candidate and pricing stages leave for ranking: a function of the catalog, the
+// workload and the options' pricing fields (PricingOptionsKey), not of how the answer ranks or
+// shows the offers. A batch or a server keeps it with the workload's estimates for the next
+// request that differs only there (WorkloadEstimates::FindPass). Read-only once made: the risks
+// and bill parts its offers' candidates read were all worked out while pricing.
+struct CandidatePass {
+  PricedOffers offers;
+  std::vector<Candidate> rejected;
+  int candidates_considered = 0;
+  std::vector<const InstanceType*> memory_rejects;  // RecommendContext::memory_rejects
+};
+
+// The options that change a candidate pass, as a key: all but the objective, `top`,
+// `all_regions` and `describe_instances`, which only rank and show its offers.
+std::string PricingOptionsKey(const RecommendOptions& options);
 
 // What every stage reads, and what the candidate stage leaves for the notes.
 struct RecommendContext {

@@ -1,0 +1,133 @@
+// Requests of one workload share their candidate pass (every offer priced, every rejection) when
+// they differ only in how the answer ranks or shows the offers: the shared answers must be the
+// fresh ones, byte for byte, and options that price must never share a pass.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cloudfit/recommend.h"
+#include "cloudfit/recommend_report.h"
+#include "recommend/recommender.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+Workload Finalized(const std::vector<std::pair<std::string, std::string>>& fields) {
+  Workload w;
+  for (const auto& [k, v] : fields) EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+  EXPECT_TRUE(FinalizeWorkload(testing::BuiltInCatalog(), &w).ok());
+  return w;
+}
+
+std::string AnswerJson(const Workload& w, const RecommendOptions& o, WorkloadEstimates* shared) {
+  Recommendation r;
+  Status s = Recommend(testing::BuiltInCatalog(), w, o, &r, shared);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  RecommendationJsonOptions how;
+  how.top = o.top;
+  how.points = true;  // every feasible offer, not only those shown
+  std::string text;
+  AppendRecommendationJson(w, o, r, how, &text);
+  // Every rejection with its reason, which the JSON only counts.
+  for (const Candidate& c : r.rejected) text += "\n" + c.instance->name + ": " + c.rejection;
+  return text;
+}
+
+// Variations of the options, each applied to the defaults, in an order where a request that
+// prices differently follows one that prices the same workload otherwise.
+std::vector<std::function<void(RecommendOptions*)>> Variations() {
+  return {
+      [](RecommendOptions*) {},
+      [](RecommendOptions* o) { o->objective = Objective::kFastest; },
+      [](RecommendOptions* o) { o->objective = Objective::kBalanced; },
+      [](RecommendOptions* o) { o->top = 1; },
+      [](RecommendOptions* o) { o->all_regions = true; },
+      [](RecommendOptions* o) { o->describe_instances = {"p5.48xlarge"}; },
+      [](RecommendOptions* o) { o->budget = 40; },
+      [](RecommendOptions* o) { o->deadline_hours = 6; },
+      [](RecommendOptions* o) { o->pricing = {PricingMode::kOnDemand}; },
+      [](RecommendOptions* o) {
+        o->pricing = {PricingMode::kSpot, PricingMode::kOnDemand};
+      },
+      [](RecommendOptions* o) { o->currency = "CNY"; },
+      [](RecommendOptions* o) { o->providers = {"aws"}; },
+      [](RecommendOptions* o) { o->regions = {"us-east-1"}; },
+      [](RecommendOptions* o) { o->gpus = {"H100"}; },
+      [](RecommendOptions* o) { o->exclude_gpus = {"H100"}; },
+      [](RecommendOptions* o) { o->min_gpus = 4; },
+      [](RecommendOptions* o) { o->max_gpus = 2; },
+      [](RecommendOptions* o) { o->include_cpu = false; },
+      [](RecommendOptions* o) { o->max_nodes = 4; },
+      [](RecommendOptions* o) { o->fixed_hours = 100; },
+      [](RecommendOptions* o) { o->excluded_costs = {"egress"}; },
+      [](RecommendOptions* o) { o->require_rdma = true; },
+      [](RecommendOptions* o) {
+        o->max_nodes = 8;
+        o->max_spot_nodes = 1;
+      },
+  };
+}
+
+TEST(SharedPassTest, SharedAnswersAreTheFreshOnesByteForByte) {
+  const Workload workloads[] = {
+      Finalized({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}}),
+      Finalized({{"kind", "train"}, {"model", "ResNet-50"}, {"samples", "1.28e7"}}),
+      Finalized({{"kind", "serve"}, {"model", "Llama-2-13B"}, {"request_rate", "30"}}),
+  };
+  for (const Workload& w : workloads) {
+    WorkloadEstimates shared;
+    int i = 0;
+    for (const auto& vary : Variations()) {
+      RecommendOptions o;
+      vary(&o);
+      if (w.kind == WorkloadKind::kServing) o.serving_hours = 100;
+      EXPECT_EQ(AnswerJson(w, o, &shared), AnswerJson(w, o, nullptr))
+          << w.model.name << ", variation " << i;
+      ++i;
+    }
+  }
+}
+
+TEST(SharedPassTest, OnlyRankingOptionsShareAKey) {
+  RecommendOptions base;
+  const std::string key = PricingOptionsKey(base);
+  int i = 0;
+  for (const auto& vary : Variations()) {
+    RecommendOptions o;
+    vary(&o);
+    bool ranks_only = o.objective != base.objective || o.top != base.top ||
+                      o.all_regions != base.all_regions ||
+                      o.describe_instances != base.describe_instances;
+    if (i > 0) {
+      EXPECT_EQ(PricingOptionsKey(o) == key, ranks_only) << "variation " << i;
+    }
+    ++i;
+  }
+  // Strings carry their length: two lists that join to the same text differ.
+  RecommendOptions a, b;
+  a.providers = {"aw", "s"};
+  b.providers = {"a", "ws"};
+  EXPECT_NE(PricingOptionsKey(a), PricingOptionsKey(b));
+}
+
+TEST(SharedPassTest, KeepsTheMostRecentPasses) {
+  WorkloadEstimates estimates;
+  std::vector<std::shared_ptr<const CandidatePass>> kept;
+  for (size_t i = 0; i <= WorkloadEstimates::kMaxPasses; ++i) {
+    kept.push_back(std::make_shared<CandidatePass>());
+  }
+  for (size_t i = 0; i <= WorkloadEstimates::kMaxPasses; ++i) {
+    estimates.KeepPass(std::to_string(i), kept[i]);
+  }
+  EXPECT_EQ(estimates.FindPass("0"), nullptr) << "the oldest is dropped";
+  for (size_t i = 1; i <= WorkloadEstimates::kMaxPasses; ++i) {
+    EXPECT_EQ(estimates.FindPass(std::to_string(i)).get(), kept[i].get()) << i;
+  }
+}
+
+}  // namespace
+}  // namespace cloudfit
