@@ -72,6 +72,21 @@ TEST(JsonWriterTest, StringsAreEscapedAsDumpEscapesThem) {
   }
 }
 
+// Plain text is recognised eight bytes at a time: every byte value at every position of a
+// word and of the tail must be escaped exactly as dump() escapes it.
+TEST(JsonWriterTest, EveryByteAtEveryPositionIsEscapedAsDumpEscapesIt) {
+  for (int byte = 0; byte < 256; ++byte) {
+    for (size_t position = 0; position < 19; ++position) {
+      std::string s(19, 'a');
+      s[position] = static_cast<char>(byte);
+      std::string text;
+      JsonWriter out(&text);
+      out.Value(s);
+      ASSERT_EQ(text, Dumped(nlohmann::json(s), -1)) << "byte " << byte << " at " << position;
+    }
+  }
+}
+
 // A document with every kind of value, nested, written both ways, compactly and indented.
 TEST(JsonWriterTest, DocumentsMatchDumpCompactAndIndented) {
   nlohmann::json nested = {{"b", {1, 2.5, nullptr}}, {"a", nlohmann::json::object()}};

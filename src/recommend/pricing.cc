@@ -437,9 +437,14 @@ void DescribeOffer(const RecommendContext& ctx, const PricedOffer& offer, Candid
 
 Candidate MakeCandidate(const RecommendContext& ctx, const PricedOffer& offer, bool describe) {
   Candidate c;
-  FillNumbers(ctx, offer, &c);
-  if (describe) DescribeOffer(ctx, offer, &c);
+  MakeCandidateIn(ctx, offer, describe, &c);
   return c;
+}
+
+void MakeCandidateIn(const RecommendContext& ctx, const PricedOffer& offer, bool describe,
+                     Candidate* c) {
+  FillNumbers(ctx, offer, c);
+  if (describe) DescribeOffer(ctx, offer, c);
 }
 
 void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nodes,

@@ -69,6 +69,7 @@ RankKey KeyOf(const RecommendContext& ctx, const std::vector<PricedOffer>& v, si
 std::vector<RankKey> BestRegionOffers(const RecommendContext& ctx,
                                       const std::vector<PricedOffer>& v) {
   std::vector<RankKey> kept;
+  kept.reserve(v.size());
   constexpr int kModes = kPricingModeCount;
   RankKey best[kModes];
   bool have[kModes] = {};
@@ -138,7 +139,7 @@ void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Rec
   // Candidates only for the offers kept.
   out->ranked.reserve(out->ranked.size() + keys.size());
   for (const RankKey& key : keys) {
-    out->ranked.push_back(MakeCandidate(ctx, v[key.index], ctx.describe_all));
+    MakeCandidateIn(ctx, v[key.index], ctx.describe_all, &out->ranked.emplace_back());
   }
   MarkParetoFront(&out->ranked);
 }

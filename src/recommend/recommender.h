@@ -233,6 +233,10 @@ void PriceCandidates(const RecommendContext& ctx, const InstanceType& t, int nod
 // pricing.cc: the candidate of a priced offer: its numbers, and with `describe` its reasons,
 // warnings and worded bill.
 Candidate MakeCandidate(const RecommendContext& ctx, const PricedOffer& offer, bool describe);
+// pricing.cc: MakeCandidate into a default-constructed candidate where it is to stay (ranking
+// makes hundreds: a move and a destruction each are worth saving).
+void MakeCandidateIn(const RecommendContext& ctx, const PricedOffer& offer, bool describe,
+                     Candidate* c);
 
 // pricing.cc: a priced offer's reasons, warnings and bill wording, made from the same numbers
 // as its pricing; nothing when it has them already or was rejected before pricing.
