@@ -47,8 +47,8 @@ void BM_RecommendBuiltIn(benchmark::State& state) {
 }
 BENCHMARK(BM_RecommendBuiltIn)->Unit(benchmark::kMillisecond);
 
-// A workload recommended on before (a batch or a server repeating it): its estimates are kept,
-// so this is the cost of pricing, ranking and describing the offers shown.
+// A request repeated (a batch or a server): its estimates and its candidate pass are kept, so
+// this is the cost of ranking the offers and describing those shown.
 void BM_RecommendRepeatedWorkload(benchmark::State& state) {
   Catalog catalog;
   if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
@@ -65,6 +65,27 @@ void BM_RecommendRepeatedWorkload(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RecommendRepeatedWorkload)->Unit(benchmark::kMicrosecond);
+
+// A workload recommended on before under other pricing options (here a new budget each time):
+// its estimates are kept but every offer is priced again, so this adds the pricing stage.
+void BM_RecommendRepeatedWorkloadNewBudget(benchmark::State& state) {
+  Catalog catalog;
+  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
+  Workload w = LoraWorkload(catalog);
+  RecommendOptions o;
+  WorkloadEstimates estimates;
+  Recommendation warm;
+  Recommend(catalog, w, o, &warm, &estimates);
+  double budget = 1e6;
+  for (auto _ : state) {
+    o.budget = budget++;
+    Recommendation r;
+    Status s = Recommend(catalog, w, o, &r, &estimates);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    benchmark::DoNotOptimize(r.ranked.size());
+  }
+}
+BENCHMARK(BM_RecommendRepeatedWorkloadNewBudget)->Unit(benchmark::kMicrosecond);
 
 void BM_RecommendBuiltInPlusSharedImports(benchmark::State& state) {
   namespace fs = std::filesystem;
