@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
 #include "catalog/reference_tables.h"
 #include "cloudfit/catalog.h"
 #include "cloudfit/workload.h"
@@ -76,9 +80,36 @@ Status ParseRow(const CsvTable& table, const CsvRow& row, ServingEngineProfile* 
   return r.status();
 }
 
-}  // namespace
+// A catalog's engines as parsed, with each one's name and aliases normalized for lookups.
+struct ParsedEngines {
+  std::vector<ServingEngineProfile> engines;
+  std::vector<std::vector<std::string>> keys;
+};
 
-Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfile>* out) {
+Status ParseEngines(const CsvTable& file, ParsedEngines* out) {
+  Status s = file.RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
+                                  "prefill_chunk_tokens", "memory_utilization",
+                                  "memory_utilization_of", "kv_cache_dtypes", "multi_gpu",
+                                  "step_overhead_ms", "as_of", "source"});
+  if (!s.ok()) return s;
+  for (const CsvRow& row : file.rows) {
+    ServingEngineProfile p;
+    s = ParseRow(file, row, &p);
+    if (!s.ok()) return s;
+    std::vector<std::string> keys = {NormalizeName(p.name)};
+    for (const std::string& a : p.aliases) keys.push_back(NormalizeName(a));
+    out->engines.push_back(std::move(p));
+    out->keys.push_back(std::move(keys));
+  }
+  if (out->engines.empty()) return Status::Corruption(file.path + ": no engines");
+  return Status::OK();
+}
+
+// The engines of the catalog's table, parsed once per table: every serving and inference
+// workload resolves its engine (thousands a second from a batch or a server) and a catalog's
+// tables never change. The last table parsed is remembered by a weak pointer, so a table freed
+// and another made at its address are never mistaken for each other.
+Status EnginesOf(const Catalog& catalog, std::shared_ptr<const ParsedEngines>* out) {
   // The catalog's copy, or the built-in one for a catalog directory written before engines
   // were data.
   std::shared_ptr<const CsvTable> file;
@@ -86,37 +117,47 @@ Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfi
   if (s.code() == Status::Code::kNotFound) {
     return Status::Corruption(std::string("the catalog has no ") + kEnginesFile);
   }
-  if (s.ok()) {
-    s = file->RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
-                              "prefill_chunk_tokens", "memory_utilization", "memory_utilization_of",
-                              "kv_cache_dtypes", "multi_gpu", "step_overhead_ms", "as_of",
-                              "source"});
-  }
   if (!s.ok()) return s;
-  for (const CsvRow& row : file->rows) {
-    ServingEngineProfile p;
-    s = ParseRow(*file, row, &p);
-    if (!s.ok()) return s;
-    out->push_back(std::move(p));
+  static std::mutex mutex;
+  static std::weak_ptr<const CsvTable> parsed_from;
+  static std::shared_ptr<const ParsedEngines> parsed;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (parsed && parsed_from.lock() == file) {
+    *out = parsed;
+    return Status::OK();
   }
-  if (out->empty()) return Status::Corruption(file->path + ": no engines");
+  auto made = std::make_shared<ParsedEngines>();
+  s = ParseEngines(*file, made.get());
+  if (!s.ok()) return s;
+  parsed_from = file;
+  parsed = made;
+  *out = std::move(made);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status LoadServingEngines(const Catalog& catalog, std::vector<ServingEngineProfile>* out) {
+  std::shared_ptr<const ParsedEngines> parsed;
+  Status s = EnginesOf(catalog, &parsed);
+  if (!s.ok()) return s;
+  out->insert(out->end(), parsed->engines.begin(), parsed->engines.end());
   return Status::OK();
 }
 
 Status FindServingEngine(const Catalog& catalog, std::string_view name, ServingEngineProfile* out) {
-  std::vector<ServingEngineProfile> engines;
-  Status s = LoadServingEngines(catalog, &engines);
+  std::shared_ptr<const ParsedEngines> parsed;
+  Status s = EnginesOf(catalog, &parsed);
   if (!s.ok()) return s;
   std::string key = NormalizeName(name);
   std::vector<std::string> names;
-  for (ServingEngineProfile& e : engines) {
-    bool match = NormalizeName(e.name) == key;
-    for (const std::string& a : e.aliases) match |= NormalizeName(a) == key;
-    if (match) {
-      *out = std::move(e);
+  for (size_t i = 0; i < parsed->engines.size(); ++i) {
+    const std::vector<std::string>& keys = parsed->keys[i];
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      *out = parsed->engines[i];
       return Status::OK();
     }
-    names.push_back(e.name);
+    names.push_back(parsed->engines[i].name);
   }
   return Status::NotFound(
       fmt::format("unknown serving engine '{}'; known: {}", Shown(name), Join(names, ", ")));
