@@ -129,5 +129,42 @@ TEST(SharedPassTest, KeepsTheMostRecentPasses) {
   }
 }
 
+TEST(CandidateListTest, CopiesShareUntilOneIsChanged) {
+  CandidateList a;
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.begin(), a.end());
+  Candidate c;
+  c.rejection = "over budget";
+  a.push_back(c);
+  CandidateList b = a;
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(&a[0], &b[0]) << "a copy shares the elements";
+  b.Mutable()[0].rejection = "misses the deadline";
+  EXPECT_EQ(a[0].rejection, "over budget") << "changing a copy leaves the original as it was";
+  EXPECT_EQ(b[0].rejection, "misses the deadline");
+  b.push_back(c);
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(b.size(), 2u);
+}
+
+// --why-not words the bills of a type's rejected offers: in the answer that asked, never in the
+// pass the next request shares.
+TEST(SharedPassTest, DescribingRejectionsLeavesTheSharedPassAsItWas) {
+  Workload w = Finalized({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}});
+  WorkloadEstimates shared;
+  RecommendOptions o;
+  o.budget = 1;
+  o.describe_instances = {"p5.48xlarge"};
+  Recommendation asked, next;
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &asked, &shared).ok());
+  o.describe_instances.clear();
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &next, &shared).ok());
+  int described_asked = 0, described_next = 0;
+  for (const Candidate& c : asked.rejected) described_asked += c.described;
+  for (const Candidate& c : next.rejected) described_next += c.described;
+  EXPECT_GT(described_asked, 0) << "every offer is over a 1 USD budget";
+  EXPECT_EQ(described_next, 0);
+}
+
 }  // namespace
 }  // namespace cloudfit

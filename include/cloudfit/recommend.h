@@ -134,9 +134,43 @@ struct FitHint {
   std::vector<std::pair<std::string, std::string>> options;   // option -> value
 };
 
+// Candidates that copy in constant time: copies share the elements until one of them is changed
+// (copy on write). A batch or a server gives every request of a repeated workload the same ~1,000
+// rejections, and only --why-not changes one (its bill is worded). Reading is as a vector's;
+// changing goes through push_back, reserve or Mutable(), which first make the elements this
+// list's own. Copies may be read from several threads at once.
+class CandidateList {
+ public:
+  using value_type = Candidate;
+  using const_iterator = std::vector<Candidate>::const_iterator;
+
+  const_iterator begin() const { return items_ ? items_->cbegin() : const_iterator(); }
+  const_iterator end() const { return items_ ? items_->cend() : const_iterator(); }
+  size_t size() const { return items_ ? items_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const Candidate& operator[](size_t i) const { return (*items_)[i]; }
+  const Candidate& front() const { return items_->front(); }
+  const Candidate& back() const { return items_->back(); }
+
+  void push_back(Candidate c) { Mutable().push_back(std::move(c)); }
+  void reserve(size_t n) { Mutable().reserve(n); }
+  // The elements, this list's own (copied first when shared).
+  std::vector<Candidate>& Mutable() {
+    if (!items_) {
+      items_ = std::make_shared<std::vector<Candidate>>();
+    } else if (items_.use_count() > 1) {
+      items_ = std::make_shared<std::vector<Candidate>>(*items_);
+    }
+    return *items_;
+  }
+
+ private:
+  std::shared_ptr<std::vector<Candidate>> items_;  // null when empty
+};
+
 struct Recommendation {
-  std::vector<Candidate> ranked;    // feasible, best first
-  std::vector<Candidate> rejected;  // with reasons
+  std::vector<Candidate> ranked;  // feasible, best first
+  CandidateList rejected;         // with reasons
   int candidates_considered = 0;
   std::vector<std::string> notes;  // about the whole request (catalog age, what would fit)
   std::vector<FitHint> hints;      // what would fit, when nothing does

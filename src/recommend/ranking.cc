@@ -155,7 +155,7 @@ void DescribeShown(const RecommendContext& ctx, Recommendation* out) {
   }
   // --why-not asks about a type: its priced offers that were rejected get their bill too.
   if (o.describe_instances.empty()) return;
-  for (Candidate& c : out->rejected) {
+  for (Candidate& c : out->rejected.Mutable()) {
     if (AnyOf(o.describe_instances, c.instance->name)) DescribeCandidate(ctx, &c);
   }
 }

@@ -144,7 +144,7 @@ struct PricedOffers {
 // and bill parts its offers' candidates read were all worked out while pricing.
 struct CandidatePass {
   PricedOffers offers;
-  std::vector<Candidate> rejected;
+  CandidateList rejected;  // shared with each answer (copy on write)
   int candidates_considered = 0;
   std::vector<const InstanceType*> memory_rejects;  // RecommendContext::memory_rejects
 };
