@@ -164,6 +164,31 @@ TEST(PriceDatesTest, BuiltInGcpPricesCarryTheirEditionsDate) {
   EXPECT_LE(older, 60) << "only the 60 n1 + attached T4/V100 rows";
 }
 
+TEST(PriceDatesTest, BuiltInAwsPricesAreAllDated) {
+  // Every AWS price comes from the SkyPilot snapshot of 2026-07-22 (g4ad too: on-demand and the
+  // cheapest us-east-1 zone's spot price there; its reserved prices are ec2instances.info's,
+  // whose on-demand figure is the snapshot's rounded to 3 decimals).
+  int priced = 0;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider != "aws") continue;
+    for (const RegionPrice& r : t.regions) {
+      if (!r.any_price()) continue;
+      ++priced;
+      EXPECT_TRUE(r.as_of_known()) << t.name << " " << r.region;
+      EXPECT_NE(r.source.find("skypilot-catalog"), std::string::npos) << t.name << " " << r.region;
+    }
+  }
+  EXPECT_GE(priced, 398);
+  const InstanceType* g4ad = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("g4ad.xlarge", &g4ad).ok());
+  const RegionPrice* use1 = g4ad->FindRegion("us-east-1");
+  ASSERT_NE(use1, nullptr);
+  EXPECT_EQ(use1->as_of_days, Days("2026-07-22"));
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kOnDemand), 0.37853);
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kSpot), 0.1122);
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kReserved1y), 0.238);
+}
+
 TEST(PriceDatesTest, AzureRowsDateOnlyPricesOfThatDate) {
   // The SkyPilot v6 Azure snapshot states no date. A row priced from it stays undated; a row
   // that a dated source re-prices must not keep the snapshot's spot price behind its new date.
