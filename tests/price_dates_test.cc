@@ -144,8 +144,9 @@ TEST(PriceDatesTest, BuiltInGcpPricesCarryTheirEditionsDate) {
   // (that file has no attachable-GPU prices), so they carry the older of their two dates.
   int priced = 0, attached = 0;
   const std::string kCyclenerd = "google-cloud-pricing-cost-calculator/blob/1650fce4";
-  const std::string kSkyPilotGcp = "skypilot-catalog/blob/2c3d7ea7d76bf84cf80d382e946c1609571485fd/"
-                                   "catalogs/v9/gcp/vms.csv";
+  const std::string kSkyPilotGcp =
+      "skypilot-catalog/blob/2c3d7ea7d76bf84cf80d382e946c1609571485fd/"
+      "catalogs/v9/gcp/vms.csv";
   for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
     if (t.provider != "gcp") continue;
     for (const RegionPrice& r : t.regions) {
