@@ -121,13 +121,17 @@ TEST(CatalogAuditTest, NewTypesArePricedWhereAPublicSourceDatesAPrice) {
   EXPECT_NEAR(*h200->price(PricingMode::kReserved3y), 1109592.0 / 26280, 1e-4);
   EXPECT_EQ(h200->as_of_days, Day("2026-09-27"));
   EXPECT_FALSE(h200->price(PricingMode::kSpot).has_value()) << "no dated spot price was found";
-  // No public, dated price: the rows stay unpriced and say why.
-  for (const char* name : {"a4-highgpu-8g", "Standard_ND96isr_MI300X_v5"}) {
-    for (const RegionPrice& r : Type(name).regions) {
-      EXPECT_FALSE(r.any_price()) << name;
-      EXPECT_NE(r.notes.find("shape only"), std::string::npos) << name;
-    }
+  // No public price at all: the row stays unpriced and says why.
+  for (const RegionPrice& r : Type("a4-highgpu-8g").regions) {
+    EXPECT_FALSE(r.any_price());
+    EXPECT_NE(r.notes.find("shape only"), std::string::npos);
   }
+  // ND MI300X v5: no dated price either, only Spare Cores' lowest over Azure's regions (48 USD/h,
+  // 6 per GPU), which the row carries as an undated lower bound.
+  const RegionPrice& mi300x = Type("Standard_ND96isr_MI300X_v5").regions.at(0);
+  EXPECT_DOUBLE_EQ(*mi300x.price(PricingMode::kOnDemand), 48.0);
+  EXPECT_TRUE(mi300x.lowest_over_regions(PricingMode::kOnDemand));
+  EXPECT_FALSE(mi300x.as_of_known());
   EXPECT_NE(Type("a4-highgpu-8g").regions[0].notes.find("no on-demand list price"),
             std::string::npos);
   // AWS g6f has a local NVMe instance store (Spare Cores' dump of the EC2 API).
@@ -237,13 +241,26 @@ TEST(CatalogAuditTest, AlibabaPricesNameTheirSourceAndSayTheirDateIsUnknown) {
     EXPECT_TRUE(Type(name).regions[0].price(PricingMode::kOnDemand).has_value())
         << name << ": read from Spare Cores";
   }
-  // Only Spare Cores' cross-region minima are marked: other providers' prices are the region's.
+  // Only Spare Cores' cross-region minima are marked (Alibaba's, and the four Azure sizes no other
+  // source prices): every other price is the region's own.
+  int azure_marked = 0;
   for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
     if (t.provider == "alibaba") continue;
     for (const RegionPrice& r : t.regions) {
-      EXPECT_EQ(r.lowest_over_regions_modes, 0u) << t.name << " " << r.region;
+      if (r.lowest_over_regions_modes == 0) continue;
+      EXPECT_EQ(t.provider, "azure") << t.name << " " << r.region;
+      azure_marked += t.provider == "azure";
+      EXPECT_EQ(r.lowest_over_regions_modes, 1u << static_cast<int>(PricingMode::kOnDemand))
+          << t.name;
+      EXPECT_NE(r.source.find("sc-navigator-descriptions/blob/"), std::string::npos) << t.name;
+      EXPECT_NE(r.source.find("/data/azure/" + t.name + "/descriptions/input.json"),
+                std::string::npos)
+          << t.name;
+      EXPECT_FALSE(r.as_of_known()) << t.name << ": the source states no date";
+      EXPECT_NE(r.notes.find("does not say which region"), std::string::npos) << t.name;
     }
   }
+  EXPECT_EQ(azure_marked, 4) << "NV6/12/18ads_A10_v5 and ND96isr_MI300X_v5";
   EXPECT_TRUE(Type("ecs.gn7i-c8g1.2xlarge").regions[0].price(PricingMode::kOnDemand).has_value())
       << "the A10 type the selection guides start from";
 }

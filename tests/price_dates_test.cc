@@ -139,29 +139,67 @@ TEST(PriceDatesTest, FreshPricesDrawNoNote) {
 }
 
 TEST(PriceDatesTest, BuiltInGcpPricesCarryTheirEditionsDate) {
-  // The GCP rows were re-read from Cyclenerd's pricing.yml generated 2026-09-21; only the
-  // n1 host + attached T4/V100 rows keep the 2025-03-06 host edition, because the 2026 file
-  // has no attachable-GPU prices to re-read their GPU part with.
-  int priced = 0, older = 0;
+  // The GCP rows were re-read from Cyclenerd's pricing.yml generated 2026-09-21. The modelled
+  // n1 host + attached T4/V100 rows add a per-GPU price from the SkyPilot snapshot of 2026-07-22
+  // (that file has no attachable-GPU prices), so they carry the older of their two dates.
+  int priced = 0, attached = 0;
+  const std::string kCyclenerd = "google-cloud-pricing-cost-calculator/blob/1650fce4";
+  const std::string kSkyPilotGcp =
+      "skypilot-catalog/blob/2c3d7ea7d76bf84cf80d382e946c1609571485fd/"
+      "catalogs/v9/gcp/vms.csv";
   for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
     if (t.provider != "gcp") continue;
     for (const RegionPrice& r : t.regions) {
       if (!r.any_price()) continue;
       ++priced;
       ASSERT_TRUE(r.as_of_known()) << t.name << " " << r.region;
-      if (r.source.find("google-cloud-pricing-cost-calculator/blob/1650fce4") !=
-          std::string::npos) {
+      EXPECT_GE(r.as_of_days, Days("2026-07-22")) << t.name << " " << r.region;
+      bool gpu_part = t.name.find('+') != std::string::npos;
+      if (gpu_part) {
+        ++attached;
+        EXPECT_NE(r.source.find(kCyclenerd), std::string::npos) << t.name << " " << r.region;
+        EXPECT_NE(r.source.find(kSkyPilotGcp), std::string::npos) << t.name << " " << r.region;
+        EXPECT_EQ(r.as_of_days, Days("2026-07-22")) << t.name << " " << r.region;
+      } else if (r.source.find(kCyclenerd) != std::string::npos) {
         EXPECT_EQ(r.as_of_days, Days("2026-09-21")) << t.name << " " << r.region;
-      }
-      if (r.as_of_days < Days("2026-09-21")) {
-        ++older;
-        EXPECT_NE(t.name.find('+'), std::string::npos)
-            << t.name << " " << r.region << " still carries an old edition's date";
       }
     }
   }
   EXPECT_GE(priced, 170);
-  EXPECT_LE(older, 60) << "only the 60 n1 + attached T4/V100 rows";
+  EXPECT_EQ(attached, 60) << "the n1 + attached T4/V100 rows";
+  // Host from the 2026-09-21 edition (n1-standard-8 = 8/16 of n1-standard-16: 0.379998 on
+  // demand, 0.22791 spot in us-central1) + one V100 (2.48, spot 1.2338).
+  const InstanceType* v100 = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("n1-standard-8+1xV100", &v100).ok());
+  const RegionPrice* us = v100->FindRegion("us-central1");
+  ASSERT_NE(us, nullptr);
+  EXPECT_NEAR(*us->price(PricingMode::kOnDemand), 0.379998 + 2.48, 1e-9);
+  EXPECT_NEAR(*us->price(PricingMode::kSpot), 0.22791 + 1.2338, 1e-9);
+}
+
+TEST(PriceDatesTest, BuiltInAwsPricesAreAllDated) {
+  // Every AWS price comes from the SkyPilot snapshot of 2026-07-22 (g4ad too: on-demand and the
+  // cheapest us-east-1 zone's spot price there; its reserved prices are ec2instances.info's,
+  // whose on-demand figure is the snapshot's rounded to 3 decimals).
+  int priced = 0;
+  for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
+    if (t.provider != "aws") continue;
+    for (const RegionPrice& r : t.regions) {
+      if (!r.any_price()) continue;
+      ++priced;
+      EXPECT_TRUE(r.as_of_known()) << t.name << " " << r.region;
+      EXPECT_NE(r.source.find("skypilot-catalog"), std::string::npos) << t.name << " " << r.region;
+    }
+  }
+  EXPECT_GE(priced, 398);
+  const InstanceType* g4ad = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("g4ad.xlarge", &g4ad).ok());
+  const RegionPrice* use1 = g4ad->FindRegion("us-east-1");
+  ASSERT_NE(use1, nullptr);
+  EXPECT_EQ(use1->as_of_days, Days("2026-07-22"));
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kOnDemand), 0.37853);
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kSpot), 0.1122);
+  EXPECT_DOUBLE_EQ(*use1->price(PricingMode::kReserved1y), 0.238);
 }
 
 TEST(PriceDatesTest, AzureRowsDateOnlyPricesOfThatDate) {
