@@ -478,12 +478,35 @@ const std::string& RecommendContext::PriceUnknownReason() const {
   return price_unknown_reason_;
 }
 
+std::shared_ptr<const Candidate> CandidatePass::FindDescribed(const OfferKey& key) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  auto it = described_.find(key);
+  return it == described_.end() ? nullptr : it->second;
+}
+
+void CandidatePass::KeepDescribed(const OfferKey& key, const Candidate& described) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  if (described_.size() < kMaxDescribed) {
+    described_.emplace(key, std::make_shared<const Candidate>(described));
+  }
+}
+
 void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
   if (c->described || c->region == nullptr || !c->estimate) return;
+  // Whether it is on the Pareto front is the one thing the answer, not the offer, decides.
+  const bool pareto = c->pareto;
+  const CandidatePass::OfferKey key{c->instance, c->region, c->estimate.get(), c->nodes, c->mode};
+  if (ctx.pass) {
+    if (std::shared_ptr<const Candidate> kept = ctx.pass->FindDescribed(key)) {
+      *c = *kept;
+      c->pareto = pareto;
+      return;
+    }
+  }
   OfferBasis basis(ctx, *c->instance, c->nodes, c->estimate);
-  Candidate described = MakeCandidate(ctx, PriceOffer(ctx, &basis, *c->region, c->mode), true);
-  described.pareto = c->pareto;
-  *c = std::move(described);
+  *c = MakeCandidate(ctx, PriceOffer(ctx, &basis, *c->region, c->mode), true);
+  if (ctx.pass) ctx.pass->KeepDescribed(key, *c);
+  c->pareto = pareto;
 }
 
 }  // namespace cloudfit

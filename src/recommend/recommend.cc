@@ -154,8 +154,10 @@ const PricedOffers& PriceOrReuse(RecommendContext* ctx, Recommendation* out,
     made->memory_rejects = ctx->memory_rejects;
     ctx->estimates->KeepPass(key, made);
     *pass = std::move(made);
+    ctx->pass = pass->get();
     return (*pass)->offers;
   }
+  ctx->pass = pass->get();
   out->rejected = (*pass)->rejected;
   out->candidates_considered = (*pass)->candidates_considered;
   ctx->memory_rejects = (*pass)->memory_rejects;

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -147,6 +148,28 @@ struct CandidatePass {
   CandidateList rejected;  // shared with each answer (copy on write)
   int candidates_considered = 0;
   std::vector<const InstanceType*> memory_rejects;  // RecommendContext::memory_rejects
+
+  // The described candidates (reasons, warnings, worded bill) of the offers answers showed,
+  // for the next answer that shows them: like the rest of the pass, a function of the offer,
+  // the workload and the options' pricing fields. Thread-safe; at most kMaxDescribed.
+  struct OfferKey {
+    const InstanceType* type;
+    const RegionPrice* region;
+    const Estimate* estimate;  // kept alive by the described candidate
+    int nodes;
+    PricingMode mode;
+    bool operator<(const OfferKey& o) const {
+      return std::tie(type, region, estimate, nodes, mode) <
+             std::tie(o.type, o.region, o.estimate, o.nodes, o.mode);
+    }
+  };
+  static constexpr size_t kMaxDescribed = 64;
+  std::shared_ptr<const Candidate> FindDescribed(const OfferKey& key) const;
+  void KeepDescribed(const OfferKey& key, const Candidate& described) const;
+
+ private:
+  mutable std::mutex described_mutex_;
+  mutable std::map<OfferKey, std::shared_ptr<const Candidate>> described_;
 };
 
 // The options that change a candidate pass, as a key: all but the objective, `top`,
@@ -168,6 +191,7 @@ struct RecommendContext {
   // Instance types rejected because the workload does not fit, for "what would fit" notes.
   std::vector<const InstanceType*> memory_rejects;
   WorkloadEstimates* estimates = nullptr;  // kept across requests of this workload, or none
+  const CandidatePass* pass = nullptr;     // the kept pass this request ranks, or none
   EstimateScratch scratch;  // operator lists and pass times shared by this request's estimates
   // This request's estimates by hardware shape, for the types that share one.
   std::map<HardwareShape, std::shared_ptr<const WorkloadEstimates::Entry>> shapes;
