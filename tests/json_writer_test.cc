@@ -83,6 +83,14 @@ TEST(JsonWriterTest, EveryByteAtEveryPositionIsEscapedAsDumpEscapesIt) {
       JsonWriter out(&text);
       out.Value(s);
       ASSERT_EQ(text, Dumped(nlohmann::json(s), -1)) << "byte " << byte << " at " << position;
+      // The same text as a member name, after another member.
+      std::string object;
+      JsonWriter member(&object);
+      member.BeginObject();
+      member.Field("", 1);
+      member.Field(s, 2);
+      member.EndObject();
+      ASSERT_EQ(object, Dumped(nlohmann::json{{"", 1}, {s, 2}}, -1)) << "byte " << byte;
     }
   }
 }

@@ -49,6 +49,9 @@ bool Ascii(std::string_view text) {
   return true;
 }
 
+// Names and texts up to this long are quoted in a buffer on the stack and appended at once.
+constexpr size_t kShortText = 120;
+
 // An integer in decimal, as dump() writes one (20 digits and a sign at most).
 template <typename Integer>
 void AppendDecimal(Integer number, std::string* out) {
@@ -91,8 +94,23 @@ void JsonWriter::Key(std::string_view key) {
   assert((level.empty || level.last_key < key) && "keys must come in ascending order");
   level.last_key = key;
 #endif
-  if (!level.empty) out_->push_back(',');
+  const bool first = level.empty;
   level.empty = false;
+  after_key_ = true;
+  if (indent_ < 0 && key.size() <= kShortText && PlainAscii(key)) {
+    // The usual case (a compact answer's member names) in one append: ,"name":
+    char buffer[kShortText + 4];
+    char* p = buffer;
+    if (!first) *p++ = ',';
+    *p++ = '"';
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    *p++ = '"';
+    *p++ = ':';
+    out_->append(buffer, static_cast<size_t>(p - buffer));
+    return;
+  }
+  if (!first) out_->push_back(',');
   if (indent_ >= 0) {
     out_->push_back('\n');
     Indent(levels_.size());
@@ -103,7 +121,6 @@ void JsonWriter::Key(std::string_view key) {
   } else {
     out_->push_back(':');
   }
-  after_key_ = true;
 }
 
 void JsonWriter::Open(bool object) {
@@ -197,6 +214,15 @@ void JsonWriter::WriteUnsigned(uint64_t number) {
 
 void JsonWriter::WriteString(std::string_view text) {
   if (PlainAscii(text)) {
+    if (text.size() <= kShortText) {
+      // One append rather than three.
+      char buffer[kShortText + 2];
+      buffer[0] = '"';
+      std::memcpy(buffer + 1, text.data(), text.size());
+      buffer[text.size() + 1] = '"';
+      out_->append(buffer, text.size() + 2);
+      return;
+    }
     out_->push_back('"');
     out_->append(text);
     out_->push_back('"');
