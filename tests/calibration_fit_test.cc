@@ -148,5 +148,38 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
   }
 }
 
+// Not a check: every row of shared/calibration predicted by the fit that left out its GPU, then
+// its model, as CSV on stdout, with each fold's fitted values; for finding the rows behind the
+// cross-validated figures. Run with --gtest_also_run_disabled_tests
+// --gtest_filter='*PrintCrossValidatedRows' (about two minutes in release).
+TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
+  std::string shared = testing::SharedDir();
+  if (shared.empty()) GTEST_SKIP() << "../shared is absent";
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::LoadBuiltIn(&catalog).ok());
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  FitOptions options;
+  options.passes = 2;
+  std::printf("holdout,id,family,gpus,gpu,model,precision,micro_batch,measured,predicted,error\n");
+  for (Holdout holdout : {Holdout::kGpu, Holdout::kModel}) {
+    CrossValidation cv;
+    ASSERT_TRUE(CrossValidate(&catalog, cases, holdout, options, &cv).ok());
+    for (const CrossValidation::Row& r : cv.rows) {
+      const CalibrationCase& c = *r.c;
+      std::printf("%s,%s,%s,%d,%s,\"%s\",%s,%d,%g,%g,%.1f%%\n",
+                  std::string(HoldoutName(holdout)).c_str(), c.id.c_str(),
+                  std::string(MetricFamilyName(c.family)).c_str(), c.num_gpus, c.gpu.c_str(),
+                  c.workload.model.name.c_str(), std::string(NumericFormatName(c.workload.precision)).c_str(),
+                  c.workload.micro_batch, c.measured, r.predicted,
+                  100 * (r.predicted - c.measured) / c.measured);
+    }
+    for (const auto& [group, values] : cv.fitted) {
+      std::printf("# fit without %s: %s\n", group.c_str(), values.c_str());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cloudfit

@@ -279,6 +279,8 @@ Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases
                      Holdout holdout, const FitOptions& options, CrossValidation* out) {
   out->holdout = holdout;
   out->stats.clear();
+  out->rows.clear();
+  out->fitted.clear();
   auto key = [&](const CalibrationCase& c) {
     return holdout == Holdout::kGpu ? c.gpu : c.workload.model.name;
   };
@@ -304,14 +306,20 @@ Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases
       catalog->mutable_efficiency().mutable_rows() = saved;
       return s;
     }
+    std::string& fitted = out->fitted[group];
+    for (const EfficiencyFactor& r : catalog->efficiency().rows()) {
+      if (r.source.find("cloudfit calibrate fit") == std::string::npos) continue;
+      fitted += fmt::format("{}{}/{}/{} = {}", fitted.empty() ? "" : ", ", r.parameter, r.stack,
+                            r.group, r.value);
+    }
     for (const CalibrationCase& c : cases) {
       if (key(c) != group || c.family == MetricFamily::kFits || c.measured <= 0 || c.held_out) {
         continue;
       }
       double p = 0;
-      double ape = PredictCase(*catalog, c, &p).ok() && p > 0
-                       ? std::abs(p - c.measured) / c.measured
-                       : 1;
+      bool ok = PredictCase(*catalog, c, &p).ok() && p > 0;
+      out->rows.push_back({&c, ok ? p : 0});
+      double ape = ok ? std::abs(p - c.measured) / c.measured : 1;
       std::string family(MetricFamilyName(c.family));
       errors[family].push_back(ape);
       errors[family + "/" + group].push_back(ape);
