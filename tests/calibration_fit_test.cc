@@ -110,8 +110,9 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 
 // The generalisation figures of the training rows (train_throughput.csv: ten models on six GPUs,
 // 1-8 GPUs each), with the report's two passes. Measured 2026-11-24 on these 320 rows: leave one
-// GPU out 15.8% median, 34.3% p90; leave one model out 21.4%, 52.8% (before the recurrent weight
-// gradients of cuDNN and of host step loops: 16.2%/36.9% and 20.9%/67.5%; before the
+// GPU out 14.4% median, 33.1% p90; leave one model out 17.7%, 52.5% (before Transformer-XL's
+// QKV projection over the remembered segment: 15.8%/34.3% and 21.4%/52.8%; before the recurrent
+// weight gradients of cuDNN and of host step loops: 16.2%/36.9% and 20.9%/67.5%; before the
 // data-parallel layout, Tacotron's fitted rows, FP32 Winograd and GNMT's padding: 21.6%/54.0% and
 // 28.3%/77.7%). Bounds sit a little above, below what any one of those changes reverted gives.
 TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
@@ -136,7 +137,7 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     Holdout holdout;
     double median, p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.165, 0.36}, Bound{Holdout::kModel, 0.22, 0.56}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.35}, Bound{Holdout::kModel, 0.185, 0.55}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     const ErrorStats& s = cv.stats["training_throughput"];
