@@ -140,6 +140,27 @@ TEST(PhysicsTest, RecurrentWeightGradientsFollowTheSoftware) {
   EXPECT_GT(loop.seconds(), backward(OpKind::kGemmSequential, 100).seconds());
 }
 
+// Transformer-XL runs its QKV projection over the remembered segment and the current one
+// together (DLE's mem_transformer.py: qkv_net(torch.cat([mems, w], 0))), so training projects
+// twice the tokens it predicts; without a memory (inference) it projects the segment alone.
+TEST(PhysicsTest, TransformerXlProjectsItsMemoryWithTheSegment) {
+  const Model* model = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindModel("Transformer-XL large", &model).ok());
+  auto qkv_tokens = [&](double key_len) {
+    TransformerOpsOptions o;
+    o.seq_len = 256;
+    o.key_len = key_len;
+    o.flash_attention = false;
+    double m = 0;
+    for (const Operator& op : TransformerOperators(*model, o)) {
+      if (op.label.rfind("QKV projection", 0) == 0) m += op.m;
+    }
+    return m;
+  };
+  EXPECT_DOUBLE_EQ(qkv_tokens(512), 512);
+  EXPECT_DOUBLE_EQ(qkv_tokens(0), 256);
+}
+
 // Every GPU sustains about its datasheet or less: large GEMMs near or below the peak (GeForce
 // boards boost above their rated clock: an RTX 3090 measures 76 of a rated 71 TFLOP/s), memory
 // copies below the pin bandwidth, and the L40S (GDDR6, 864 GB/s) below the A100 (HBM2e, 2 TB/s) in
