@@ -170,12 +170,12 @@ TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
     ASSERT_TRUE(CrossValidate(&catalog, cases, holdout, options, &cv).ok());
     for (const CrossValidation::Row& r : cv.rows) {
       const CalibrationCase& c = *r.c;
-      std::printf("%s,%s,%s,%d,%s,\"%s\",%s,%d,%g,%g,%.1f%%\n",
-                  std::string(HoldoutName(holdout)).c_str(), c.id.c_str(),
-                  std::string(MetricFamilyName(c.family)).c_str(), c.num_gpus, c.gpu.c_str(),
-                  c.workload.model.name.c_str(), std::string(NumericFormatName(c.workload.precision)).c_str(),
-                  c.workload.micro_batch, c.measured, r.predicted,
-                  100 * (r.predicted - c.measured) / c.measured);
+      std::printf(
+          "%s,%s,%s,%d,%s,\"%s\",%s,%d,%g,%g,%.1f%%\n", std::string(HoldoutName(holdout)).c_str(),
+          c.id.c_str(), std::string(MetricFamilyName(c.family)).c_str(), c.num_gpus, c.gpu.c_str(),
+          c.workload.model.name.c_str(),
+          std::string(NumericFormatName(c.workload.precision)).c_str(), c.workload.micro_batch,
+          c.measured, r.predicted, 100 * (r.predicted - c.measured) / c.measured);
     }
     for (const auto& [group, values] : cv.fitted) {
       std::printf("# fit without %s: %s\n", group.c_str(), values.c_str());

@@ -56,8 +56,8 @@ struct CrossValidation {
 
 // Leaves out each GPU (or model) in turn, refits on the rest, predicts the rows left out. The
 // catalog's efficiency table is restored afterwards.
-Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases,
-                     Holdout holdout, const FitOptions& options, CrossValidation* out);
+Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases, Holdout holdout,
+                     const FitOptions& options, CrossValidation* out);
 
 // Renders an efficiency table as data/efficiency.csv.
 std::string FormatEfficiencyCsv(const EfficiencyTable& table);

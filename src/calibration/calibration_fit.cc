@@ -1,12 +1,12 @@
 #include "cloudfit/calibration_fit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "estimate/device_model.h"
 #include "util/csv.h"
@@ -46,9 +46,13 @@ bool Tensor(const std::string& unit) { return unit.rfind("tensor", 0) == 0; }
 const std::vector<FitParameter>& Parameters() {
   static const std::vector<FitParameter> params = {
       {"gemm_fraction", "pytorch", "tensor", 0.2, 1.0,
-       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && Tensor(u); }},
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && Tensor(u);
+       }},
       {"gemm_fraction", "pytorch", "simt", 0.2, 1.0,
-       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && !Tensor(u); }},
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && !Tensor(u);
+       }},
       {"conv_fraction", "pytorch", "tensor", 0.1, 1.0,
        [](const CalibrationCase& c, const std::string& u) {
          return PytorchTraining(c) && Tensor(u) && HasConv(c, true);
@@ -271,12 +275,10 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
   return Status::OK();
 }
 
-std::string_view HoldoutName(Holdout holdout) {
-  return holdout == Holdout::kGpu ? "gpu" : "model";
-}
+std::string_view HoldoutName(Holdout holdout) { return holdout == Holdout::kGpu ? "gpu" : "model"; }
 
-Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases,
-                     Holdout holdout, const FitOptions& options, CrossValidation* out) {
+Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases, Holdout holdout,
+                     const FitOptions& options, CrossValidation* out) {
   out->holdout = holdout;
   out->stats.clear();
   out->rows.clear();

@@ -272,8 +272,7 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
         add(Matmul(op.n, op.k, m * repeats, op.groups, fraction, false, device, stack), 1);
         return;
       }
-      add(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
-          repeats);
+      add(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)), repeats);
       if (op.kind == OpKind::kGemmStep && repeats > 1) {
         // A weight used at every step of a loop the host runs feeds one gradient per step into
         // its parameter, and autograd adds each into the parameter's gradient as it arrives
