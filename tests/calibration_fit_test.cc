@@ -110,9 +110,11 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 
 // The generalisation figures of the training rows (train_throughput.csv: ten models on six GPUs,
 // 1-8 GPUs each), with the report's two passes. Measured 2026-11-24 on these 320 rows: leave one
-// GPU out 16.2% median, 36.9% p90; leave one model out 20.9%, 67.5% (before the data-parallel
-// layout, Tacotron's fitted rows, FP32 Winograd and GNMT's padding: 21.6%/54.0% and 28.3%/77.7%).
-// Bounds sit a little above, below what any one of those changes reverted gives.
+// GPU out 14.4% median, 33.1% p90; leave one model out 17.7%, 52.5% (before Transformer-XL's
+// QKV projection over the remembered segment: 15.8%/34.3% and 21.4%/52.8%; before the recurrent
+// weight gradients of cuDNN and of host step loops: 16.2%/36.9% and 20.9%/67.5%; before the
+// data-parallel layout, Tacotron's fitted rows, FP32 Winograd and GNMT's padding: 21.6%/54.0% and
+// 28.3%/77.7%). Bounds sit a little above, below what any one of those changes reverted gives.
 TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
 #ifdef CLOUDFIT_SANITIZED
   // ~700 refits: about a minute in the release build, over ten under ASan + UBSan in Debug.
@@ -135,7 +137,7 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     Holdout holdout;
     double median, p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.165, 0.38}, Bound{Holdout::kModel, 0.215, 0.70}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.35}, Bound{Holdout::kModel, 0.185, 0.55}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     const ErrorStats& s = cv.stats["training_throughput"];
@@ -145,6 +147,39 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     EXPECT_EQ(s.cases, static_cast<int>(cases.size())) << "every row predicted once";
     EXPECT_LE(s.median_ape, b.median) << HoldoutName(b.holdout);
     EXPECT_LE(s.p90_ape, b.p90) << HoldoutName(b.holdout);
+  }
+}
+
+// Not a check: every row of shared/calibration predicted by the fit that left out its GPU, then
+// its model, as CSV on stdout, with each fold's fitted values; for finding the rows behind the
+// cross-validated figures. Run with --gtest_also_run_disabled_tests
+// --gtest_filter='*PrintCrossValidatedRows' (about two minutes in release).
+TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
+  std::string shared = testing::SharedDir();
+  if (shared.empty()) GTEST_SKIP() << "../shared is absent";
+  Catalog catalog;
+  ASSERT_TRUE(Catalog::LoadBuiltIn(&catalog).ok());
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  FitOptions options;
+  options.passes = 2;
+  std::printf("holdout,id,family,gpus,gpu,model,precision,micro_batch,measured,predicted,error\n");
+  for (Holdout holdout : {Holdout::kGpu, Holdout::kModel}) {
+    CrossValidation cv;
+    ASSERT_TRUE(CrossValidate(&catalog, cases, holdout, options, &cv).ok());
+    for (const CrossValidation::Row& r : cv.rows) {
+      const CalibrationCase& c = *r.c;
+      std::printf(
+          "%s,%s,%s,%d,%s,\"%s\",%s,%d,%g,%g,%.1f%%\n", std::string(HoldoutName(holdout)).c_str(),
+          c.id.c_str(), std::string(MetricFamilyName(c.family)).c_str(), c.num_gpus, c.gpu.c_str(),
+          c.workload.model.name.c_str(),
+          std::string(NumericFormatName(c.workload.precision)).c_str(), c.workload.micro_batch,
+          c.measured, r.predicted, 100 * (r.predicted - c.measured) / c.measured);
+    }
+    for (const auto& [group, values] : cv.fitted) {
+      std::printf("# fit without %s: %s\n", group.c_str(), values.c_str());
+    }
   }
 }
 

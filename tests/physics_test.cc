@@ -10,6 +10,7 @@
 #include "cloudfit/estimate.h"
 #include "estimate/device_model.h"
 #include "estimate/llm_step_model.h"
+#include "estimate/op_timing.h"
 #include "estimate/transformer_math.h"
 #include "estimate/transformer_ops.h"
 #include "test_support.h"
@@ -103,6 +104,61 @@ TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
   EXPECT_TRUE(a100.fp16_acc16_flops == 0 ||
               std::abs(a100.fp16_acc16_flops - a100.peak_matrix_flops) <
                   0.02 * a100.peak_matrix_flops);
+}
+
+// The weight gradient of a recurrence is computed as its software computes it: cuDNN's RNN
+// (nn.LSTM) in one product over the whole sequence, so the kernels do not grow with the steps;
+// a layer called once per step from Python (Tacotron 2's LSTMCell) in one product per step,
+// each added by autograd into the parameter's FP32 gradient.
+TEST(PhysicsTest, RecurrentWeightGradientsFollowTheSoftware) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  DeviceModel d = Device("A100-SXM4-80GB", NumericFormat::kFp32);
+  StackProfile stack = LoadStackProfile(catalog.efficiency(), "pytorch", d);
+  Operator op;
+  op.kind = OpKind::kGemmSequential;
+  op.m = 1;
+  op.n = 4096;
+  op.k = 1024;
+  op.read_elements = 1024;
+  op.written_elements = 4096;
+  auto backward = [&](OpKind kind, double steps) {
+    op.kind = kind;
+    op.repeats = steps;
+    return TimePass({op}, 64, Pass::kBackward, d, stack);
+  };
+  // cuDNN: one data-gradient kernel per step and one weight-gradient kernel in all.
+  EXPECT_DOUBLE_EQ(backward(OpKind::kGemmSequential, 100).kernels, 101);
+  EXPECT_DOUBLE_EQ(backward(OpKind::kGemmSequential, 1).kernels, 2);
+  // A step loop: data and weight gradients per step, and an accumulation after the first.
+  PassTime loop = backward(OpKind::kGemmStep, 100);
+  EXPECT_DOUBLE_EQ(loop.kernels, 100 + 100 + 99);
+  // Each accumulation reads two FP32 gradients of the matrix and writes their sum, whatever
+  // the batch: the loop moves at least 99 x 12 bytes per weight more than cuDNN's product.
+  double extra = loop.groups["recurrent"].bytes -
+                 backward(OpKind::kGemmSequential, 100).groups["recurrent"].bytes;
+  EXPECT_GE(extra, 99 * 12 * op.n * op.k);
+  EXPECT_GT(loop.seconds(), backward(OpKind::kGemmSequential, 100).seconds());
+}
+
+// Transformer-XL runs its QKV projection over the remembered segment and the current one
+// together (DLE's mem_transformer.py: qkv_net(torch.cat([mems, w], 0))), so training projects
+// twice the tokens it predicts; without a memory (inference) it projects the segment alone.
+TEST(PhysicsTest, TransformerXlProjectsItsMemoryWithTheSegment) {
+  const Model* model = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindModel("Transformer-XL large", &model).ok());
+  auto qkv_tokens = [&](double key_len) {
+    TransformerOpsOptions o;
+    o.seq_len = 256;
+    o.key_len = key_len;
+    o.flash_attention = false;
+    double m = 0;
+    for (const Operator& op : TransformerOperators(*model, o)) {
+      if (op.label.rfind("QKV projection", 0) == 0) m += op.m;
+    }
+    return m;
+  };
+  EXPECT_DOUBLE_EQ(qkv_tokens(512), 512);
+  EXPECT_DOUBLE_EQ(qkv_tokens(0), 256);
 }
 
 // Every GPU sustains about its datasheet or less: large GEMMs near or below the peak (GeForce

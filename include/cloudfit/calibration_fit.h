@@ -42,12 +42,22 @@ struct CrossValidation {
   Holdout holdout = Holdout::kGpu;
   // "family" and "family/group" keys, as ScoreCases gives them.
   std::map<std::string, ErrorStats> stats;
+  // Every row left out, with its prediction by the fit that did not see it (0 when the
+  // estimate failed), in the cases' order within each group: which rows make the figures.
+  struct Row {
+    const CalibrationCase* c = nullptr;
+    double predicted = 0;
+  };
+  std::vector<Row> rows;
+  // What each group's fit set the fitted rows of data/efficiency.csv to ("dispatch_us/pytorch/gpu
+  // = 40, ..."), so a reader sees which parameter a left-out group would have needed.
+  std::map<std::string, std::string> fitted;
 };
 
 // Leaves out each GPU (or model) in turn, refits on the rest, predicts the rows left out. The
 // catalog's efficiency table is restored afterwards.
-Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases,
-                     Holdout holdout, const FitOptions& options, CrossValidation* out);
+Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases, Holdout holdout,
+                     const FitOptions& options, CrossValidation* out);
 
 // Renders an efficiency table as data/efficiency.csv.
 std::string FormatEfficiencyCsv(const EfficiencyTable& table);

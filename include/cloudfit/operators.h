@@ -17,9 +17,11 @@
 namespace cloudfit {
 
 enum class OpKind {
-  kGemm,            // dense matrix multiply with weights: M = m x batch, N = n, K = k
-  kConv,            // convolution as implicit GEMM (cuDNN): same dimensions
-  kGemmSequential,  // a GEMM inside a recurrence: `repeats` kernels one after another
+  kGemm,  // dense matrix multiply with weights: M = m x batch, N = n, K = k
+  kConv,  // convolution as implicit GEMM (cuDNN): same dimensions
+  // A GEMM inside a recurrence run by one library call (cuDNN's RNN): `repeats` kernels one
+  // after another, whose weight gradient the library computes once over all the steps.
+  kGemmSequential,
   kAttention,       // batched activation x activation matmul: groups x batch matrices of m x n x k
   kFusedAttention,  // a FlashAttention kernel: FLOPs of scores and values, little memory traffic
   kDepthwise,       // depthwise or small-group convolution: memory-bound in practice
@@ -28,12 +30,16 @@ enum class OpKind {
   kElementwise,     // residual add, scale, bias, dropout, concatenation copies
   kSoftmax,         // softmax over attention scores (unfused attention)
   kPooling,
-  kResize,          // upsampling, pixel shuffle
-  kEmbedding,       // table lookups
-  kLoss,            // softmax cross-entropy or other loss over the outputs
-  kLstmCell,        // the elementwise gate math of one recurrent step (sequential)
+  kResize,     // upsampling, pixel shuffle
+  kEmbedding,  // table lookups
+  kLoss,       // softmax cross-entropy or other loss over the outputs
+  kLstmCell,   // the elementwise gate math of one recurrent step (sequential)
+  // A GEMM with weights inside a step loop the host runs (an LSTMCell or a linear layer called
+  // once per step from Python): like kGemmSequential forward, but autograd computes each step's
+  // weight gradient on its own and adds it into the parameter's gradient.
+  kGemmStep,
 };
-inline constexpr int kOpKindCount = 15;
+inline constexpr int kOpKindCount = 16;
 
 // "gemm", "conv", "gemm_sequential", ... as data/operators.csv spells them.
 std::string_view OpKindName(OpKind kind);

@@ -1,12 +1,12 @@
 #include "cloudfit/calibration_fit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "estimate/device_model.h"
 #include "util/csv.h"
@@ -46,9 +46,13 @@ bool Tensor(const std::string& unit) { return unit.rfind("tensor", 0) == 0; }
 const std::vector<FitParameter>& Parameters() {
   static const std::vector<FitParameter> params = {
       {"gemm_fraction", "pytorch", "tensor", 0.2, 1.0,
-       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && Tensor(u); }},
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && Tensor(u);
+       }},
       {"gemm_fraction", "pytorch", "simt", 0.2, 1.0,
-       [](const CalibrationCase& c, const std::string& u) { return PytorchTraining(c) && !Tensor(u); }},
+       [](const CalibrationCase& c, const std::string& u) {
+         return PytorchTraining(c) && !Tensor(u);
+       }},
       {"conv_fraction", "pytorch", "tensor", 0.1, 1.0,
        [](const CalibrationCase& c, const std::string& u) {
          return PytorchTraining(c) && Tensor(u) && HasConv(c, true);
@@ -271,14 +275,14 @@ Status FitEfficiency(Catalog* catalog, const std::vector<CalibrationCase>& cases
   return Status::OK();
 }
 
-std::string_view HoldoutName(Holdout holdout) {
-  return holdout == Holdout::kGpu ? "gpu" : "model";
-}
+std::string_view HoldoutName(Holdout holdout) { return holdout == Holdout::kGpu ? "gpu" : "model"; }
 
-Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases,
-                     Holdout holdout, const FitOptions& options, CrossValidation* out) {
+Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases, Holdout holdout,
+                     const FitOptions& options, CrossValidation* out) {
   out->holdout = holdout;
   out->stats.clear();
+  out->rows.clear();
+  out->fitted.clear();
   auto key = [&](const CalibrationCase& c) {
     return holdout == Holdout::kGpu ? c.gpu : c.workload.model.name;
   };
@@ -304,14 +308,20 @@ Status CrossValidate(Catalog* catalog, const std::vector<CalibrationCase>& cases
       catalog->mutable_efficiency().mutable_rows() = saved;
       return s;
     }
+    std::string& fitted = out->fitted[group];
+    for (const EfficiencyFactor& r : catalog->efficiency().rows()) {
+      if (r.source.find("cloudfit calibrate fit") == std::string::npos) continue;
+      fitted += fmt::format("{}{}/{}/{} = {}", fitted.empty() ? "" : ", ", r.parameter, r.stack,
+                            r.group, r.value);
+    }
     for (const CalibrationCase& c : cases) {
       if (key(c) != group || c.family == MetricFamily::kFits || c.measured <= 0 || c.held_out) {
         continue;
       }
       double p = 0;
-      double ape = PredictCase(*catalog, c, &p).ok() && p > 0
-                       ? std::abs(p - c.measured) / c.measured
-                       : 1;
+      bool ok = PredictCase(*catalog, c, &p).ok() && p > 0;
+      out->rows.push_back({&c, ok ? p : 0});
+      double ape = ok ? std::abs(p - c.measured) / c.measured : 1;
       std::string family(MetricFamilyName(c.family));
       errors[family].push_back(ape);
       errors[family + "/" + group].push_back(ape);

@@ -23,6 +23,10 @@ constexpr double kMinSplitKSlice = 256;
 // DeepLearningExamples set) picks it there; on tensor cores implicit GEMM wins and is used.
 constexpr double kWinogradSaving = 2.25;
 
+// PyTorch keeps trainable parameters, and so their gradients, in FP32 under automatic mixed
+// precision as in FP32 training (torch.cuda.amp casts copies for the forward pass).
+constexpr double kParameterGradientBytes = 4;
+
 // The arithmetic saving of a convolution's fastest algorithm on this device: Winograd's for a
 // dense 3x3 stride-1 convolution over a feature map on the vector units, else none. The kernel
 // area over the stride squared is k x m / input elements (k = input channels x area, m = output
@@ -236,7 +240,8 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
   switch (op.kind) {
     case OpKind::kGemm:
     case OpKind::kConv:
-    case OpKind::kGemmSequential: {
+    case OpKind::kGemmSequential:
+    case OpKind::kGemmStep: {
       double fraction = op.kind != OpKind::kConv ? stack.gemm_fraction
                         : op.spatial             ? stack.conv_fraction
                                                  : stack.conv1d_fraction;
@@ -259,9 +264,23 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
       }
       // The gradient of the input, then the gradient of the weights (reduced over M).
       add(real_traffic(Matmul(m, op.k, op.n, op.groups, fraction, true, device, stack)), repeats);
-      if (op.trainable) {
-        add(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)),
-            repeats);
+      if (!op.trainable) return;
+      if (op.kind == OpKind::kGemmSequential && repeats > 1) {
+        // cuDNN's RNN backward takes the weight gradient of the whole sequence in one product
+        // reduced over steps x batch (cudnnRNNBackwardWeights; PyTorch's nn.LSTM calls it once
+        // after the data gradients of all the steps).
+        add(Matmul(op.n, op.k, m * repeats, op.groups, fraction, false, device, stack), 1);
+        return;
+      }
+      add(real_traffic(Matmul(op.n, op.k, m, op.groups, fraction, false, device, stack)), repeats);
+      if (op.kind == OpKind::kGemmStep && repeats > 1) {
+        // A weight used at every step of a loop the host runs feeds one gradient per step into
+        // its parameter, and autograd adds each into the parameter's gradient as it arrives
+        // (InputBuffer::accumulate): one more kernel per step after the first, reading both
+        // gradients and writing the sum, in the parameter's FP32.
+        add(Stream(3 * op.n * op.k * op.groups, kParameterGradientBytes, stack.stream_fraction,
+                   device, stack),
+            repeats - 1);
       }
       return;
     }

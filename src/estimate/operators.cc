@@ -29,6 +29,7 @@ constexpr KindInfo kKinds[kOpKindCount] = {
     {OpKind::kEmbedding, "embedding", "embedding", false},
     {OpKind::kLoss, "loss", "loss", false},
     {OpKind::kLstmCell, "lstm_cell", "recurrent", false},
+    {OpKind::kGemmStep, "gemm_step", "recurrent", true},
 };
 
 const KindInfo& Info(OpKind kind) { return kKinds[static_cast<int>(kind)]; }
@@ -68,6 +69,7 @@ double Operator::weight_elements() const {
     case OpKind::kDepthwise:
       return n * k * groups * repeats;  // identical layers, each with its own weights
     case OpKind::kGemmSequential:
+    case OpKind::kGemmStep:
       return n * k * groups;  // one weight matrix applied at every step of the recurrence
     default:
       return 0;

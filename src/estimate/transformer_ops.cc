@@ -119,7 +119,20 @@ class LayerBuilder {
     double q_width = heads_ * d_ / t_;
     double kv_width = kv_heads_ * d_ / t_;
     Stream(OpKind::kNorm, "layer norm (attention)", s_ * h_, s_ * h_, layers);
-    Gemm("QKV projection", s_, q_width + 2 * kv_width, h_, layers, true);
+    if (m_.compute_class == "transformer-xl" && keys_ > s_) {
+      // Transformer-XL projects the remembered segment with the current one: the layer
+      // concatenates them and runs its QKV projection over both, then keeps the last queries;
+      // the queries take the two relative-position biases (r_w_bias, r_r_bias) as two adds
+      // (RelPartialLearnableMultiHeadAttn.forward: cat = torch.cat([mems, w], 0);
+      // w_heads = self.qkv_net(cat); NVIDIA/DeepLearningExamples@09a17a0f:
+      // PyTorch/LanguageModeling/Transformer-XL/pytorch/mem_transformer.py).
+      Stream(OpKind::kElementwise, "memory concat", keys_ * h_, keys_ * h_, layers);
+      Gemm("QKV projection (memory and segment)", keys_, q_width + 2 * kv_width, h_, layers, true);
+      Stream(OpKind::kElementwise, "query position biases", 2 * s_ * q_width, 2 * s_ * q_width,
+             layers);
+    } else {
+      Gemm("QKV projection", s_, q_width + 2 * kv_width, h_, layers, true);
+    }
     Attention("self-attention", s_, keys_, causal, layers);
     Gemm("attention output projection", s_, h_, q_width, layers, true);
     Residual(layers);

@@ -4,7 +4,7 @@ Every layer helper states what the reference kernels read and write per sample."
 
 from dataclasses import dataclass
 
-FLOP_KINDS = {"gemm", "conv", "gemm_sequential", "attention", "depthwise"}
+FLOP_KINDS = {"gemm", "conv", "gemm_sequential", "gemm_step", "attention", "depthwise"}
 MEMORY_KINDS = {"norm", "activation", "elementwise", "softmax", "pooling", "resize",
                 "embedding", "loss", "lstm_cell"}
 TRAINING_ONLY = "training only: "  # notes prefix of rows that inference skips (dropout, ...)

@@ -117,7 +117,7 @@ def tacotron2():
                 notes="dropout 0.5 stays on at inference too (Prenet passes training=True)")
     net.linear("attention memory projection", chars, 512, 128, bias=False)
     # Decoder loop: one step per output frame, every GEMM has M = batch.
-    seq = dict(kind="gemm_sequential", repeats=padded)
+    seq = dict(kind="gemm_step", repeats=padded)
     net.mem("elementwise", "step: concat prenet out + context", 768, 768, False, padded)
     net.linear("step: attention LSTMCell input GEMM", 1, 768, 4096, bias=True, **seq)
     net.linear("step: attention LSTMCell hidden GEMM", 1, 1024, 4096, bias=True, **seq)
@@ -126,7 +126,7 @@ def tacotron2():
     net.mem("elementwise", "step: concat attention weights + cumulative", 2 * chars, 2 * chars,
             False, padded)
     net.linear("step: attention query projection", 1, 1024, 128, bias=False, **seq)
-    net.row("step: location conv 1d k31 2->32", "gemm_sequential", False, m=chars, n=32, k=62,
+    net.row("step: location conv 1d k31 2->32", "gemm_step", False, m=chars, n=32, k=62,
             read=2 * chars, written=32 * chars, repeats=padded)
     net.params += 2 * 32 * 31
     net.linear("step: location dense 32->128", chars, 32, 128, bias=False, **seq)
