@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cloudfit/shared_text.h"
+
 namespace cloudfit {
 
 // Numeric formats with a datasheet peak. Tensor-core peaks where the hardware has them.
@@ -44,7 +46,7 @@ struct Accelerator {
   std::optional<double> measured_gemm_fp16_flops;  // best of FP16 and BF16
   std::optional<double> measured_gemm_tf32_flops;
   std::optional<double> measured_gemm_fp8_flops;
-  std::string physics_source;  // where the figures above come from
+  SharedText physics_source;  // where the figures above come from
   double nvlink_bytes_per_s = 0;  // both directions, per GPU; 0 without NVLink
   int pcie_gen = 0;
   double tdp_w = 0;
@@ -53,9 +55,9 @@ struct Accelerator {
   bool av1_encode = false;
   bool vgpu = false;
   int launch_year = 0;
-  std::string source;
+  SharedText source;
   std::string as_of;
-  std::string notes;
+  SharedText notes;
 
   std::optional<double> peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
   // Datasheets' "GB" of GPU memory, which are GiB (see docs/data-format.md).

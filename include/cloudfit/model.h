@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cloudfit/operators.h"
+#include "cloudfit/shared_text.h"
 
 namespace cloudfit {
 
@@ -34,9 +35,9 @@ struct Model {
   // The forward operators of models that the transformer shape does not describe (CNNs, RNNs,
   // diffusion U-Nets): rows of data/operators.csv, per sample at `resolution`.
   std::vector<Operator> operators;
-  std::string source;
+  SharedText source;
   std::string as_of;
-  std::string notes;
+  SharedText notes;
 };
 
 }  // namespace cloudfit
