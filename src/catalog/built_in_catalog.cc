@@ -130,14 +130,18 @@ Model MakeModel(const CatalogRecords& records, const ModelRecord& r) {
   m.gflops_per_sample = r.gflops_per_sample;
   m.resolution = r.resolution;
   m.compute_class = Text(records, r.compute_class);
-  m.operators.reserve(r.operators.count);
-  for (uint32_t i = r.operators.first; i < r.operators.first + r.operators.count; ++i) {
-    m.operators.push_back(MakeOperator(records, records.operators[i]));
-  }
+  // The operators are added on first use (AddOperators).
   m.source = Shared(records, r.source);
   m.as_of = Text(records, r.as_of);
   m.notes = Shared(records, r.notes);
   return m;
+}
+
+void AddOperators(const CatalogRecords& records, const ModelRecord& r, Model* m) {
+  m->operators.reserve(r.operators.count);
+  for (uint32_t i = r.operators.first; i < r.operators.first + r.operators.count; ++i) {
+    m->operators.push_back(MakeOperator(records, records.operators[i]));
+  }
 }
 
 RegionPrice MakeRegionPrice(const CatalogRecords& records, const RegionPriceRecord& r) {
@@ -281,6 +285,10 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
     catalog.models_ = MakeAll<Model>(
         records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
     index(records.model_index, catalog.models_, &catalog.model_index_);
+  };
+  c.lazy_->operators_once = std::make_unique<std::once_flag[]>(records.models.size);
+  c.lazy_->add_operators = [&records](const Catalog& catalog, size_t model) {
+    AddOperators(records, records.models[model], &catalog.models_[model]);
   };
   c.lazy_->instances.make = [&records, index](const Catalog& catalog) {
     catalog.instances_ = MakeAll<InstanceType>(records.instances, [&](const InstanceRecord& r) {

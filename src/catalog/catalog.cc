@@ -117,6 +117,7 @@ const std::vector<InstanceType>& Catalog::instances() const {
 
 const std::vector<Model>& Catalog::models() const {
   FillModels();
+  for (const Model& m : models_) Lazy::FillOperators(*this, &m);
   return models_;
 }
 
@@ -326,6 +327,7 @@ Status Catalog::FindModel(std::string_view name, const Model** out) const {
   FillModels();
   auto it = model_index_.find(NormalizeName(name));
   if (it != model_index_.end()) {
+    Lazy::FillOperators(*this, it->second);
     *out = it->second;
     return Status::OK();
   }

@@ -47,6 +47,18 @@ struct Catalog::Lazy {
     std::function<void(const Catalog&)> make;
   };
   Rows instances, models;
+  // The built-in catalog makes its models without their operators (rows of operators.csv:
+  // ~2,500, all of CNN, RNN and diffusion models), and adds a model's when it is found by name
+  // or when every model is asked for. Empty for a catalog read from files.
+  std::function<void(const Catalog&, size_t model)> add_operators;
+  std::unique_ptr<std::once_flag[]> operators_once;  // one per model, with add_operators
+  // Adds `model`'s operators (a row of catalog.models()) if they are made on first use.
+  static void FillOperators(const Catalog& catalog, const Model* model) {
+    if (!catalog.lazy_ || !catalog.lazy_->add_operators) return;
+    Lazy& lazy = *catalog.lazy_;
+    auto i = static_cast<size_t>(model - catalog.models_.data());
+    std::call_once(lazy.operators_once[i], [&] { lazy.add_operators(catalog, i); });
+  }
   // Runs `rows.make` once, whichever thread asks first; the others wait for it.
   static void Make(const Catalog& catalog, Rows& rows) {
     if (rows.made.load(std::memory_order_acquire)) return;
