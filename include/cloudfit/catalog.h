@@ -136,7 +136,7 @@ class Catalog {
 
  private:
   friend class CatalogBuilder;
-  struct Lazy;  // what is read only when first asked for (catalog_builder.h)
+  struct Lazy;                 // what is read only when first asked for (catalog_builder.h)
   void FillInstances() const;  // instances_ and instance_index_, if not yet made
   void FillModels() const;     // models_ and model_index_, if not yet made
 

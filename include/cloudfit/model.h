@@ -14,8 +14,8 @@ namespace cloudfit {
 struct Model {
   std::string name;
   std::vector<std::string> aliases;
-  std::string family;  // decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech
-  double params = 0;   // all parameters
+  std::string family;        // decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech
+  double params = 0;         // all parameters
   double active_params = 0;  // per token; equals params except for mixture-of-experts
   int layers = 0;
   int hidden = 0;

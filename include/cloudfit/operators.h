@@ -30,10 +30,10 @@ enum class OpKind {
   kElementwise,     // residual add, scale, bias, dropout, concatenation copies
   kSoftmax,         // softmax over attention scores (unfused attention)
   kPooling,
-  kResize,          // upsampling, pixel shuffle
-  kEmbedding,       // table lookups
-  kLoss,            // softmax cross-entropy or other loss over the outputs
-  kLstmCell,        // the elementwise gate math of one recurrent step (sequential)
+  kResize,     // upsampling, pixel shuffle
+  kEmbedding,  // table lookups
+  kLoss,       // softmax cross-entropy or other loss over the outputs
+  kLstmCell,   // the elementwise gate math of one recurrent step (sequential)
 };
 inline constexpr int kOpKindCount = 15;
 

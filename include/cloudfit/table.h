@@ -44,7 +44,7 @@ struct TextLayout {
 class Table {
  public:
   struct Column {
-    std::string key;    // machine name, used as the CSV header; carries the unit (price_usd_per_hour)
+    std::string key;  // machine name, used as the CSV header; carries the unit (price_usd_per_hour)
     std::string title;  // shown to people
     bool right_align = false;
     // 0: always shown. Larger numbers are less important and are hidden first when the text

@@ -194,23 +194,31 @@ std::vector<Row> MakeAll(const RecordTable<Record>& table, Make make) {
 
 Status CostTablesFromRecords(const CatalogRecords& records, CostTables* out) {
   out->egress = MakeAll<EgressPrice>(records.egress, [&](const EgressPriceRecord& r) {
-    return EgressPrice{Text(records, r.provider),    Text(records, r.destination), r.usd_per_gb,
-                       r.free_gb_per_month, Text(records, r.source),      Text(records, r.as_of)};
+    return EgressPrice{
+        Text(records, r.provider), Text(records, r.destination), r.usd_per_gb,
+        r.free_gb_per_month,       Text(records, r.source),      Text(records, r.as_of)};
   });
   out->storage = MakeAll<StoragePrice>(records.storage, [&](const StoragePriceRecord& r) {
-    return StoragePrice{Text(records, r.provider), Text(records, r.storage_class), r.usd_per_gb_month, Text(records, r.source),
-                        Text(records, r.as_of)};
+    return StoragePrice{Text(records, r.provider), Text(records, r.storage_class),
+                        r.usd_per_gb_month, Text(records, r.source), Text(records, r.as_of)};
   });
   out->licences = MakeAll<LicencePrice>(records.licences, [&](const LicencePriceRecord& r) {
-    return LicencePrice{Text(records, r.licence), Text(records, r.provider), Text(records, r.unit),
-                        r.usd,           Text(records, r.source),   Text(records, r.notes)};
+    return LicencePrice{Text(records, r.licence), Text(records, r.provider),
+                        Text(records, r.unit),    r.usd,
+                        Text(records, r.source),  Text(records, r.notes)};
   });
   out->billing = MakeAll<BillingRule>(records.billing, [&](const BillingRuleRecord& r) {
-    return BillingRule{Text(records, r.provider), r.increment_s, r.minimum_s, Text(records, r.source)};
+    return BillingRule{Text(records, r.provider), r.increment_s, r.minimum_s,
+                       Text(records, r.source)};
   });
   out->spot_rates = MakeAll<SpotRate>(records.spot_rates, [&](const SpotRateRecord& r) {
-    return SpotRate{Text(records, r.provider), Text(records, r.gpu),   Text(records, r.band), r.interruptions_per_month,
-                    Text(records, r.source),   Text(records, r.as_of), r.assumed};
+    return SpotRate{Text(records, r.provider),
+                    Text(records, r.gpu),
+                    Text(records, r.band),
+                    r.interruptions_per_month,
+                    Text(records, r.source),
+                    Text(records, r.as_of),
+                    r.assumed};
   });
   out->bitrates = MakeAll<StreamBitrate>(records.bitrates, [&](const StreamBitrateRecord& r) {
     return StreamBitrate{Text(records, r.codec), r.mbps_1080p60, Text(records, r.source)};
@@ -254,20 +262,23 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   c.cpus_ =
       MakeAll<CpuGeneration>(records.cpus, [&](const CpuRecord& r) { return MakeCpu(records, r); });
   c.currencies_ = MakeAll<CurrencyRate>(records.currencies, [&](const CurrencyRecord& r) {
-    return CurrencyRate{Text(records, r.currency), r.usd_per_unit, Text(records, r.as_of), Text(records, r.source)};
+    return CurrencyRate{Text(records, r.currency), r.usd_per_unit, Text(records, r.as_of),
+                        Text(records, r.source)};
   });
   c.efficiency_ =
       EfficiencyTable(MakeAll<EfficiencyFactor>(records.efficiency, [&](const EfficiencyRecord& r) {
-        return EfficiencyFactor{Text(records, r.parameter), Text(records, r.stack),     Text(records, r.group),
-                                r.value,           Text(records, r.fitted_to), Text(records, r.source)};
+        return EfficiencyFactor{Text(records, r.parameter), Text(records, r.stack),
+                                Text(records, r.group),     r.value,
+                                Text(records, r.fitted_to), Text(records, r.source)};
       }));
   c.render_scores_ = MakeAll<RenderScore>(records.render_scores, [&](const RenderScoreRecord& r) {
     return RenderScore{&c.accelerators_[static_cast<size_t>(r.gpu)], Text(records, r.backend),
                        r.samples_per_minute, Text(records, r.source)};
   });
   c.encoder_rates_ = MakeAll<EncoderRate>(records.encoder_rates, [&](const EncoderRateRecord& r) {
-    return EncoderRate{Text(records, r.architecture), Text(records, r.codec), Text(records, r.resolution), r.fps,
-                       r.streams_per_engine, Text(records, r.source)};
+    return EncoderRate{Text(records, r.architecture), Text(records, r.codec),
+                       Text(records, r.resolution),   r.fps,
+                       r.streams_per_engine,          Text(records, r.source)};
   });
   c.spot_profiles_ = MakeAll<SpotProfile>(records.spot_profiles, [&](const SpotProfileRecord& r) {
     return SpotProfile{Text(records, r.provider), r.interruptions_per_month, r.restart_minutes,
@@ -282,8 +293,8 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   index(records.accelerator_index, c.accelerators_, &c.accelerator_index_);
   index(records.cpu_index, c.cpus_, &c.cpu_index_);
   c.lazy_->models.make = [&records, index](const Catalog& catalog) {
-    catalog.models_ = MakeAll<Model>(
-        records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
+    catalog.models_ =
+        MakeAll<Model>(records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
     index(records.model_index, catalog.models_, &catalog.model_index_);
   };
   c.lazy_->operators_once = std::make_unique<std::once_flag[]>(records.models.size);

@@ -155,7 +155,8 @@ class Arrays {
         "namespace cloudfit {\n\nnamespace {\n\n";
     out += Texts().Source();
     out += body_;
-    out += "}  // namespace\n\nextern const CatalogRecords kBuiltInCatalogRecords = {\n    kText,\n";
+    out +=
+        "}  // namespace\n\nextern const CatalogRecords kBuiltInCatalogRecords = {\n    kText,\n";
     for (const std::string& table : tables_) out += "    " + table + ",\n";
     out += "};\n\n}  // namespace cloudfit\n";
     return out;

@@ -207,10 +207,10 @@ struct IndexRecord {
 
 // A reference table (reference_tables.h) split into fields at build time.
 struct TableRecord {
-  RecordText name;  // "recipes.csv"
-  RecordSpan header;      // of CatalogRecords::cells
-  RecordSpan cells;       // the rows' fields, row after row, each as wide as the header
-  RecordSpan lines;       // of CatalogRecords::lines: where each row starts in the file
+  RecordText name;    // "recipes.csv"
+  RecordSpan header;  // of CatalogRecords::cells
+  RecordSpan cells;   // the rows' fields, row after row, each as wide as the header
+  RecordSpan lines;   // of CatalogRecords::lines: where each row starts in the file
 };
 
 struct CatalogRecords {

@@ -162,7 +162,7 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
       case 3:  // region
         return {0, o.offer.region->region};
       case 4:  // gpu: InstanceType::gpu_name() without its copy
-        return {0, t.gpu ? std::string_view(t.gpu->name)
+        return {0, t.gpu         ? std::string_view(t.gpu->name)
                    : t.has_gpu() ? std::string_view("undisclosed")
                                  : std::string_view()};
       case 5:  // gpus
