@@ -3,10 +3,11 @@
 # 8 ms), `instances` over the whole built-in catalog and an `estimate` (5 ms each).
 #   bench/oneshot.sh [RUNS]    RUNS per command (default 20)
 # Prints, per command, the CPU time per run from `perf stat -e task-clock` (what the issue
-# measures; wall time where perf cannot count) and, with INSTRUCTIONS=1, the instructions of
-# one run under `valgrind --tool=callgrind` (deterministic on a loaded machine). State the load
-# average (printed first) with the figures. CI runs it with RUNS=2 so it cannot rot; the
-# figures come from full runs.
+# measures; wall time where perf cannot count) with the page faults per run (each first touch
+# of a page costs the kernel ~1-2 us here: a start-up's faults are a large part of its time)
+# and, with INSTRUCTIONS=1, the instructions of one run under `valgrind --tool=callgrind`
+# (deterministic on a loaded machine). State the load average (printed first) with the
+# figures. CI runs it with RUNS=2 so it cannot rot; the figures come from full runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=${CLOUDFIT:-build/cloudfit}
@@ -27,9 +28,11 @@ for c in "${commands[@]}"; do
   "$binary" "${words[@]}" >/dev/null
   if [ "$use_perf" = 1 ]; then
     # CSV output: the first field of the task-clock line is milliseconds per run.
-    ms=$(perf stat -x, -r "$runs" -e task-clock "$binary" "${words[@]}" 2>&1 >/dev/null |
-         awk -F, '/task-clock/ { print $1 }')
-    printf '%-24s task-clock %.2f ms (mean of %d runs)' "${words[0]}" "$ms" "$runs"
+    stats=$(perf stat -x, -r "$runs" -e task-clock,page-faults "$binary" "${words[@]}" 2>&1 >/dev/null)
+    ms=$(awk -F, '/task-clock/ { print $1 }' <<<"$stats")
+    faults=$(awk -F, '/page-faults/ { print $1 }' <<<"$stats")
+    printf '%-24s task-clock %.2f ms (mean of %d runs), %s page faults' "${words[0]}" "$ms" \
+      "$runs" "$faults"
   else
     times=()
     for _ in $(seq "$runs"); do

@@ -226,7 +226,7 @@ TEST(CatalogAuditTest, AlibabaPricesNameTheirSourceAndSayTheirDateIsUnknown) {
       // price), never to a branch.
       std::string prefix = "sc-navigator-descriptions/blob/";
       size_t commit = r.source.find(prefix) + prefix.size();
-      std::string hash = r.source.substr(commit, 41);
+      std::string hash(r.source.substr(commit, 41));
       EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), 40u) << t.name << ": " << r.source;
       EXPECT_FALSE(r.as_of_known()) << t.name << ": the source states no date";
       EXPECT_NE(r.notes.find("price date unknown"), std::string::npos) << t.name;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cloudfit/shared_text.h"
+
 namespace cloudfit {
 
 // Numeric formats with a datasheet peak. Tensor-core peaks where the hardware has them.
@@ -29,8 +31,8 @@ struct Accelerator {
   // Dense peak per precision; nullopt where the hardware has no support for it.
   std::array<std::optional<double>, kPrecisionCount> peak_flops;
   // What the board sustains, beyond the datasheet peaks (all optional; see docs/data-format.md).
-  int sm_count = 0;              // streaming multiprocessors (NVIDIA) or compute units (AMD)
-  double peak_clock_mhz = 0;     // the clock the datasheet peaks are computed at
+  int sm_count = 0;                // streaming multiprocessors (NVIDIA) or compute units (AMD)
+  double peak_clock_mhz = 0;       // the clock the datasheet peaks are computed at
   double sustained_clock_mhz = 0;  // held in long dense GEMMs under the power limit; 0 unknown
   // FP16 tensor rate with FP16 accumulation: twice the FP32-accumulate rate on GeForce boards,
   // equal to it elsewhere. Engines that accumulate in FP16 (llama.cpp's cuBLAS path) get it.
@@ -44,7 +46,7 @@ struct Accelerator {
   std::optional<double> measured_gemm_fp16_flops;  // best of FP16 and BF16
   std::optional<double> measured_gemm_tf32_flops;
   std::optional<double> measured_gemm_fp8_flops;
-  std::string physics_source;  // where the figures above come from
+  SharedText physics_source;      // where the figures above come from
   double nvlink_bytes_per_s = 0;  // both directions, per GPU; 0 without NVLink
   int pcie_gen = 0;
   double tdp_w = 0;
@@ -53,9 +55,9 @@ struct Accelerator {
   bool av1_encode = false;
   bool vgpu = false;
   int launch_year = 0;
-  std::string source;
+  SharedText source;
   std::string as_of;
-  std::string notes;
+  SharedText notes;
 
   std::optional<double> peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
   // Datasheets' "GB" of GPU memory, which are GiB (see docs/data-format.md).

@@ -89,8 +89,10 @@ class Catalog {
 
   const std::vector<Accelerator>& accelerators() const { return accelerators_; }
   const std::vector<CpuGeneration>& cpus() const { return cpus_; }
-  const std::vector<InstanceType>& instances() const { return instances_; }
-  const std::vector<Model>& models() const { return models_; }
+  // The built-in catalog makes these two on first use, from any thread: each is a few hundred
+  // kilobytes that a command may not read (`instances` reads no model, `estimate` no type).
+  const std::vector<InstanceType>& instances() const;
+  const std::vector<Model>& models() const;
   const std::vector<CurrencyRate>& currencies() const { return currencies_; }
   const EfficiencyTable& efficiency() const { return efficiency_; }
   EfficiencyTable& mutable_efficiency() { return efficiency_; }  // for fitting
@@ -134,7 +136,9 @@ class Catalog {
 
  private:
   friend class CatalogBuilder;
-  struct Lazy;  // what is read only when first asked for (catalog_builder.h)
+  struct Lazy;                 // what is read only when first asked for (catalog_builder.h)
+  void FillInstances() const;  // instances_ and instance_index_, if not yet made
+  void FillModels() const;     // models_ and model_index_, if not yet made
 
   bool built_in_ = false;  // files_ is empty: the files are the embedded text
   CatalogFiles files_;
@@ -142,8 +146,9 @@ class Catalog {
   std::unique_ptr<Lazy> lazy_;
   std::vector<Accelerator> accelerators_;
   std::vector<CpuGeneration> cpus_;
-  std::vector<InstanceType> instances_;
-  std::vector<Model> models_;
+  // Made on first use in the built-in catalog (FillInstances, FillModels).
+  mutable std::vector<InstanceType> instances_;
+  mutable std::vector<Model> models_;
   std::vector<CurrencyRate> currencies_;
   EfficiencyTable efficiency_;
   std::vector<RenderScore> render_scores_;
@@ -151,8 +156,8 @@ class Catalog {
   std::vector<SpotProfile> spot_profiles_;
   std::map<std::string, const Accelerator*> accelerator_index_;  // normalized name -> row
   std::map<std::string, const CpuGeneration*> cpu_index_;
-  std::map<std::string, const Model*> model_index_;
-  std::map<std::string, const InstanceType*> instance_index_;  // lower-case name -> row
+  mutable std::map<std::string, const Model*> model_index_;
+  mutable std::map<std::string, const InstanceType*> instance_index_;  // lower-case name -> row
 };
 
 }  // namespace cloudfit

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cloudfit/shared_text.h"
+
 namespace cloudfit {
 
 struct CpuGeneration {
@@ -24,7 +26,7 @@ struct CpuGeneration {
   std::string memory_type;
   double memory_bandwidth_bytes_per_s_per_socket = 0;
   int launch_year = 0;
-  std::string source;
+  SharedText source;
   std::string as_of;
 };
 

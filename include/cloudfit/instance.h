@@ -10,6 +10,7 @@
 
 #include "cloudfit/accelerator.h"
 #include "cloudfit/cpu.h"
+#include "cloudfit/shared_text.h"
 
 namespace cloudfit {
 
@@ -37,8 +38,8 @@ struct RegionPrice {
   // The price's own date (its publication or fetch day), days since 1970-01-01; 0 when the
   // source gives none. An unknown date counts as stale wherever age matters.
   int as_of_days = 0;
-  std::string source;
-  std::string notes;
+  SharedText source;
+  SharedText notes;
   // Bit (1 << mode) set where that mode's price is not a quote for `region` but the type's
   // lowest price over all the provider's regions, placed on this row because the source does not
   // say which region it is from (Spare Cores' Alibaba minimum): a lower bound here.
@@ -78,8 +79,8 @@ struct InstanceType {
   double local_disk_bytes = 0;
   std::string local_disk_type;
   std::vector<RegionPrice> regions;
-  std::string source;        // the file:line that defined the shape
-  std::string shape_source;  // where the shape figures come from (URL)
+  SharedText source;        // the file:line that defined the shape
+  SharedText shape_source;  // where the shape figures come from (URL)
 
   bool has_gpu() const { return gpu_count > 0; }
   // The GPU's name, or "undisclosed" when the provider masks it.

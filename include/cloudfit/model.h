@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "cloudfit/operators.h"
+#include "cloudfit/shared_text.h"
 
 namespace cloudfit {
 
 struct Model {
   std::string name;
   std::vector<std::string> aliases;
-  std::string family;  // decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech
-  double params = 0;   // all parameters
+  std::string family;        // decoder, encoder, encoder-decoder, moe, cnn, vit, diffusion, speech
+  double params = 0;         // all parameters
   double active_params = 0;  // per token; equals params except for mixture-of-experts
   int layers = 0;
   int hidden = 0;
@@ -34,9 +35,9 @@ struct Model {
   // The forward operators of models that the transformer shape does not describe (CNNs, RNNs,
   // diffusion U-Nets): rows of data/operators.csv, per sample at `resolution`.
   std::vector<Operator> operators;
-  std::string source;
+  SharedText source;
   std::string as_of;
-  std::string notes;
+  SharedText notes;
 };
 
 }  // namespace cloudfit

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cloudfit/shared_text.h"
+
 namespace cloudfit {
 
 enum class OpKind {
@@ -77,7 +79,7 @@ struct Operator {
   bool trainable = true;
   // Causal attention: fused kernels skip the masked half of the score matrix.
   bool causal = false;
-  std::string source;  // where the row comes from (data/operators.csv rows)
+  SharedText source;  // where the row comes from (data/operators.csv rows)
 
   // Forward FLOPs per sample, all repeats.
   double flops() const;

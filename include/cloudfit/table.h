@@ -8,6 +8,7 @@
 #ifndef CLOUDFIT_TABLE_H_
 #define CLOUDFIT_TABLE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ struct TableCell {
   bool unknown = false;
   TableCell(std::string t) : text(std::move(t)) {}  // NOLINT: implicit, so rows are brace lists
   TableCell(const char* t) : text(t) {}             // NOLINT
+  TableCell(std::string_view t) : text(t) {}        // NOLINT
   static TableCell Unknown() {
     TableCell c("");
     c.unknown = true;
@@ -42,7 +44,7 @@ struct TextLayout {
 class Table {
  public:
   struct Column {
-    std::string key;    // machine name, used as the CSV header; carries the unit (price_usd_per_hour)
+    std::string key;  // machine name, used as the CSV header; carries the unit (price_usd_per_hour)
     std::string title;  // shown to people
     bool right_align = false;
     // 0: always shown. Larger numbers are less important and are hidden first when the text
@@ -53,7 +55,7 @@ class Table {
 
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void AddRow(std::vector<TableCell> cells);
-  size_t size() const { return rows_.size(); }
+  size_t size() const { return rows_; }
 
   // kJson is not rendered here. `layout` applies to kTable only.
   std::string Render(OutputFormat format, const TextLayout& layout = {}) const;
@@ -64,8 +66,23 @@ class Table {
   std::string RenderMarkdown() const;
   std::vector<size_t> ColumnsFor(Audience audience) const;
 
+  // A cell as kept: its text in text_, and the display width of what people see ("-" when
+  // unknown), measured once. Flat, not a vector of strings per row: a listing of the whole
+  // catalog has ~16,000 cells, and a string each was ~650 KB of heap to touch.
+  struct Cell {
+    uint32_t offset = 0;
+    uint32_t size = 0;
+    uint32_t width = 0;
+    bool unknown = false;
+  };
+  std::string_view Text(const Cell& cell) const { return {text_.data() + cell.offset, cell.size}; }
+  std::string_view PeopleText(const Cell& cell) const;
+  const Cell& At(size_t row, size_t column) const { return cells_[row * columns_.size() + column]; }
+
   std::vector<Column> columns_;
-  std::vector<std::vector<TableCell>> rows_;
+  std::string text_;         // every cell's text, end to end
+  std::vector<Cell> cells_;  // row after row, a cell per column
+  size_t rows_ = 0;
 };
 
 // Fixed-point with `digits` decimals and trailing zeros removed: 3.0600 -> "3.06", 8 -> "8".

@@ -1,7 +1,9 @@
 // The built-in catalog: data/ as records compiled into the binary (catalog_records.h), turned
 // into the catalog's tables without parsing or checking anything again. The build ran the
 // ordinary loaders over data/ (catalog_compiler.cc), so a bad data file failed the build with
-// the loader's message, and what is copied here is exactly what they produced.
+// the loader's message, and what is copied here is exactly what they produced. Long texts
+// (sources, notes) are not copied: the rows' SharedText fields view the records' bytes. The
+// instance types and models are made when first asked for (Catalog::instances, models).
 #include <cstdlib>
 
 #include "catalog/catalog_builder.h"
@@ -13,27 +15,34 @@ namespace cloudfit {
 
 namespace {
 
-std::string Text(std::string_view text) { return std::string(text); }
+std::string Text(const CatalogRecords& records, RecordText text) {
+  return std::string(records.Text(text));
+}
+
+// A view of the records' bytes, which live as long as the program.
+SharedText Shared(const CatalogRecords& records, RecordText text) {
+  return SharedText::Static(records.Text(text));
+}
 
 std::vector<std::string> Texts(const CatalogRecords& records, RecordSpan span) {
   std::vector<std::string> out;
   out.reserve(span.count);
   for (uint32_t i = span.first; i < span.first + span.count; ++i) {
-    out.emplace_back(records.strings[i]);
+    out.emplace_back(records.Text(records.strings[i]));
   }
   return out;
 }
 
 Accelerator MakeAccelerator(const CatalogRecords& records, const AcceleratorRecord& r) {
   Accelerator a;
-  a.name = Text(r.name);
-  a.vendor = Text(r.vendor);
+  a.name = Text(records, r.name);
+  a.vendor = Text(records, r.vendor);
   a.aliases = Texts(records, r.aliases);
-  a.architecture = Text(r.architecture);
-  a.compute_capability = Text(r.compute_capability);
-  a.form_factor = Text(r.form_factor);
+  a.architecture = Text(records, r.architecture);
+  a.compute_capability = Text(records, r.compute_capability);
+  a.form_factor = Text(records, r.form_factor);
   a.memory_bytes = r.memory_bytes;
-  a.memory_type = Text(r.memory_type);
+  a.memory_type = Text(records, r.memory_type);
   a.memory_bandwidth_bytes_per_s = r.memory_bandwidth_bytes_per_s;
   a.peak_flops = r.peak_flops;
   a.sm_count = r.sm_count;
@@ -45,7 +54,7 @@ Accelerator MakeAccelerator(const CatalogRecords& records, const AcceleratorReco
   a.measured_gemm_fp16_flops = r.measured_gemm_fp16_flops;
   a.measured_gemm_tf32_flops = r.measured_gemm_tf32_flops;
   a.measured_gemm_fp8_flops = r.measured_gemm_fp8_flops;
-  a.physics_source = Text(r.physics_source);
+  a.physics_source = Shared(records, r.physics_source);
   a.nvlink_bytes_per_s = r.nvlink_bytes_per_s;
   a.pcie_gen = r.pcie_gen;
   a.tdp_w = r.tdp_w;
@@ -54,19 +63,19 @@ Accelerator MakeAccelerator(const CatalogRecords& records, const AcceleratorReco
   a.av1_encode = r.av1_encode;
   a.vgpu = r.vgpu;
   a.launch_year = r.launch_year;
-  a.source = Text(r.source);
-  a.as_of = Text(r.as_of);
-  a.notes = Text(r.notes);
+  a.source = Shared(records, r.source);
+  a.as_of = Text(records, r.as_of);
+  a.notes = Shared(records, r.notes);
   return a;
 }
 
 CpuGeneration MakeCpu(const CatalogRecords& records, const CpuRecord& r) {
   CpuGeneration c;
-  c.name = Text(r.name);
-  c.vendor = Text(r.vendor);
+  c.name = Text(records, r.name);
+  c.vendor = Text(records, r.vendor);
   c.aliases = Texts(records, r.aliases);
-  c.arch = Text(r.arch);
-  c.isa = Text(r.isa);
+  c.arch = Text(records, r.arch);
+  c.isa = Text(records, r.isa);
   c.sustained_hz = r.sustained_hz;
   c.threads_per_core = r.threads_per_core;
   c.fp32_flops_per_vcpu = r.fp32_flops_per_vcpu;
@@ -74,17 +83,17 @@ CpuGeneration MakeCpu(const CatalogRecords& records, const CpuRecord& r) {
   c.int8_ops_per_vcpu = r.int8_ops_per_vcpu;
   c.cores_per_socket = r.cores_per_socket;
   c.memory_channels = r.memory_channels;
-  c.memory_type = Text(r.memory_type);
+  c.memory_type = Text(records, r.memory_type);
   c.memory_bandwidth_bytes_per_s_per_socket = r.memory_bandwidth_bytes_per_s_per_socket;
   c.launch_year = r.launch_year;
-  c.source = Text(r.source);
-  c.as_of = Text(r.as_of);
+  c.source = Shared(records, r.source);
+  c.as_of = Text(records, r.as_of);
   return c;
 }
 
-Operator MakeOperator(const OperatorRecord& r) {
+Operator MakeOperator(const CatalogRecords& records, const OperatorRecord& r) {
   Operator op;
-  op.label = Text(r.label);
+  op.label = Text(records, r.label);
   op.kind = r.kind;
   op.m = r.m;
   op.n = r.n;
@@ -97,15 +106,15 @@ Operator MakeOperator(const OperatorRecord& r) {
   op.spatial = r.spatial;
   op.trainable = r.trainable;
   op.causal = r.causal;
-  op.source = Text(r.source);
+  op.source = Shared(records, r.source);
   return op;
 }
 
 Model MakeModel(const CatalogRecords& records, const ModelRecord& r) {
   Model m;
-  m.name = Text(r.name);
+  m.name = Text(records, r.name);
   m.aliases = Texts(records, r.aliases);
-  m.family = Text(r.family);
+  m.family = Text(records, r.family);
   m.params = r.params;
   m.active_params = r.active_params;
   m.layers = r.layers;
@@ -120,25 +129,29 @@ Model MakeModel(const CatalogRecords& records, const ModelRecord& r) {
   m.tied_embeddings = r.tied_embeddings;
   m.gflops_per_sample = r.gflops_per_sample;
   m.resolution = r.resolution;
-  m.compute_class = Text(r.compute_class);
-  m.operators.reserve(r.operators.count);
-  for (uint32_t i = r.operators.first; i < r.operators.first + r.operators.count; ++i) {
-    m.operators.push_back(MakeOperator(records.operators[i]));
-  }
-  m.source = Text(r.source);
-  m.as_of = Text(r.as_of);
-  m.notes = Text(r.notes);
+  m.compute_class = Text(records, r.compute_class);
+  // The operators are added on first use (AddOperators).
+  m.source = Shared(records, r.source);
+  m.as_of = Text(records, r.as_of);
+  m.notes = Shared(records, r.notes);
   return m;
 }
 
-RegionPrice MakeRegionPrice(const RegionPriceRecord& r) {
+void AddOperators(const CatalogRecords& records, const ModelRecord& r, Model* m) {
+  m->operators.reserve(r.operators.count);
+  for (uint32_t i = r.operators.first; i < r.operators.first + r.operators.count; ++i) {
+    m->operators.push_back(MakeOperator(records, records.operators[i]));
+  }
+}
+
+RegionPrice MakeRegionPrice(const CatalogRecords& records, const RegionPriceRecord& r) {
   RegionPrice p;
-  p.region = Text(r.region);
+  p.region = Text(records, r.region);
   p.per_hour = r.per_hour;
-  p.currency = Text(r.currency);
+  p.currency = Text(records, r.currency);
   p.as_of_days = r.as_of_days;
-  p.source = Text(r.source);
-  p.notes = Text(r.notes);
+  p.source = Shared(records, r.source);
+  p.notes = Shared(records, r.notes);
   p.lowest_over_regions_modes = r.lowest_over_regions_modes;
   return p;
 }
@@ -146,27 +159,27 @@ RegionPrice MakeRegionPrice(const RegionPriceRecord& r) {
 InstanceType MakeInstance(const CatalogRecords& records, const Catalog& catalog,
                           const InstanceRecord& r) {
   InstanceType t;
-  t.provider = Text(r.provider);
-  t.name = Text(r.name);
-  t.family = Text(r.family);
+  t.provider = Text(records, r.provider);
+  t.name = Text(records, r.name);
+  t.family = Text(records, r.family);
   t.gpu = r.gpu < 0 ? nullptr : &catalog.accelerators()[static_cast<size_t>(r.gpu)];
   t.gpu_count = r.gpu_count;
   t.gpu_memory_bytes = r.gpu_memory_bytes;
   t.vcpus = r.vcpus;
   t.memory_bytes = r.memory_bytes;
   t.cpu = r.cpu < 0 ? nullptr : &catalog.cpus()[static_cast<size_t>(r.cpu)];
-  t.cpu_name = Text(r.cpu_name);
-  t.arch = Text(r.arch);
+  t.cpu_name = Text(records, r.cpu_name);
+  t.arch = Text(records, r.arch);
   t.network_bits_per_s = r.network_bits_per_s;
   t.interconnect = r.interconnect;
   t.local_disk_bytes = r.local_disk_bytes;
-  t.local_disk_type = Text(r.local_disk_type);
+  t.local_disk_type = Text(records, r.local_disk_type);
   t.regions.reserve(r.regions.count);
   for (uint32_t i = r.regions.first; i < r.regions.first + r.regions.count; ++i) {
-    t.regions.push_back(MakeRegionPrice(records.region_prices[i]));
+    t.regions.push_back(MakeRegionPrice(records, records.region_prices[i]));
   }
-  t.source = Text(r.source);
-  t.shape_source = Text(r.shape_source);
+  t.source = Shared(records, r.source);
+  t.shape_source = Shared(records, r.shape_source);
   return t;
 }
 
@@ -180,27 +193,35 @@ std::vector<Row> MakeAll(const RecordTable<Record>& table, Make make) {
 }
 
 Status CostTablesFromRecords(const CatalogRecords& records, CostTables* out) {
-  out->egress = MakeAll<EgressPrice>(records.egress, [](const EgressPriceRecord& r) {
-    return EgressPrice{Text(r.provider),    Text(r.destination), r.usd_per_gb,
-                       r.free_gb_per_month, Text(r.source),      Text(r.as_of)};
+  out->egress = MakeAll<EgressPrice>(records.egress, [&](const EgressPriceRecord& r) {
+    return EgressPrice{
+        Text(records, r.provider), Text(records, r.destination), r.usd_per_gb,
+        r.free_gb_per_month,       Text(records, r.source),      Text(records, r.as_of)};
   });
-  out->storage = MakeAll<StoragePrice>(records.storage, [](const StoragePriceRecord& r) {
-    return StoragePrice{Text(r.provider), Text(r.storage_class), r.usd_per_gb_month, Text(r.source),
-                        Text(r.as_of)};
+  out->storage = MakeAll<StoragePrice>(records.storage, [&](const StoragePriceRecord& r) {
+    return StoragePrice{Text(records, r.provider), Text(records, r.storage_class),
+                        r.usd_per_gb_month, Text(records, r.source), Text(records, r.as_of)};
   });
-  out->licences = MakeAll<LicencePrice>(records.licences, [](const LicencePriceRecord& r) {
-    return LicencePrice{Text(r.licence), Text(r.provider), Text(r.unit),
-                        r.usd,           Text(r.source),   Text(r.notes)};
+  out->licences = MakeAll<LicencePrice>(records.licences, [&](const LicencePriceRecord& r) {
+    return LicencePrice{Text(records, r.licence), Text(records, r.provider),
+                        Text(records, r.unit),    r.usd,
+                        Text(records, r.source),  Text(records, r.notes)};
   });
-  out->billing = MakeAll<BillingRule>(records.billing, [](const BillingRuleRecord& r) {
-    return BillingRule{Text(r.provider), r.increment_s, r.minimum_s, Text(r.source)};
+  out->billing = MakeAll<BillingRule>(records.billing, [&](const BillingRuleRecord& r) {
+    return BillingRule{Text(records, r.provider), r.increment_s, r.minimum_s,
+                       Text(records, r.source)};
   });
-  out->spot_rates = MakeAll<SpotRate>(records.spot_rates, [](const SpotRateRecord& r) {
-    return SpotRate{Text(r.provider), Text(r.gpu),   Text(r.band), r.interruptions_per_month,
-                    Text(r.source),   Text(r.as_of), r.assumed};
+  out->spot_rates = MakeAll<SpotRate>(records.spot_rates, [&](const SpotRateRecord& r) {
+    return SpotRate{Text(records, r.provider),
+                    Text(records, r.gpu),
+                    Text(records, r.band),
+                    r.interruptions_per_month,
+                    Text(records, r.source),
+                    Text(records, r.as_of),
+                    r.assumed};
   });
-  out->bitrates = MakeAll<StreamBitrate>(records.bitrates, [](const StreamBitrateRecord& r) {
-    return StreamBitrate{Text(r.codec), r.mbps_1080p60, Text(r.source)};
+  out->bitrates = MakeAll<StreamBitrate>(records.bitrates, [&](const StreamBitrateRecord& r) {
+    return StreamBitrate{Text(records, r.codec), r.mbps_1080p60, Text(records, r.source)};
   });
   return Status::OK();
 }
@@ -208,18 +229,21 @@ Status CostTablesFromRecords(const CatalogRecords& records, CostTables* out) {
 // A reference table as the build split it: views of the records' constant text.
 bool TableFromRecords(const CatalogRecords& records, const std::string& name, CsvTable* out) {
   for (const TableRecord& t : records.tables) {
-    if (t.name != name) continue;
+    if (records.Text(t.name) != name) continue;
     out->path = "data/" + name;
     for (uint32_t i = 0; i < t.header.count; ++i) {
-      std::string column(records.cells[t.header.first + i]);
+      std::string column(records.Text(records.cells[t.header.first + i]));
       out->column_index.emplace(column, static_cast<int>(i));
       out->header.push_back(std::move(column));
     }
     out->rows.resize(t.lines.count);
     for (uint32_t r = 0; r < t.lines.count; ++r) {
-      const std::string_view* first = &records.cells[t.cells.first + r * t.header.count];
+      const RecordText* first = &records.cells[t.cells.first + r * t.header.count];
       out->rows[r].line = records.lines[t.lines.first + r];
-      out->rows[r].fields.assign(first, first + t.header.count);
+      out->rows[r].fields.reserve(t.header.count);
+      for (uint32_t i = 0; i < t.header.count; ++i) {
+        out->rows[r].fields.push_back(records.Text(first[i]));
+      }
     }
     return true;
   }
@@ -237,38 +261,52 @@ Status CatalogBuilder::FromRecords(const CatalogRecords& records, Catalog* out) 
   });
   c.cpus_ =
       MakeAll<CpuGeneration>(records.cpus, [&](const CpuRecord& r) { return MakeCpu(records, r); });
-  c.currencies_ = MakeAll<CurrencyRate>(records.currencies, [](const CurrencyRecord& r) {
-    return CurrencyRate{Text(r.currency), r.usd_per_unit, Text(r.as_of), Text(r.source)};
+  c.currencies_ = MakeAll<CurrencyRate>(records.currencies, [&](const CurrencyRecord& r) {
+    return CurrencyRate{Text(records, r.currency), r.usd_per_unit, Text(records, r.as_of),
+                        Text(records, r.source)};
   });
-  c.models_ =
-      MakeAll<Model>(records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
   c.efficiency_ =
-      EfficiencyTable(MakeAll<EfficiencyFactor>(records.efficiency, [](const EfficiencyRecord& r) {
-        return EfficiencyFactor{Text(r.parameter), Text(r.stack),     Text(r.group),
-                                r.value,           Text(r.fitted_to), Text(r.source)};
+      EfficiencyTable(MakeAll<EfficiencyFactor>(records.efficiency, [&](const EfficiencyRecord& r) {
+        return EfficiencyFactor{Text(records, r.parameter), Text(records, r.stack),
+                                Text(records, r.group),     r.value,
+                                Text(records, r.fitted_to), Text(records, r.source)};
       }));
   c.render_scores_ = MakeAll<RenderScore>(records.render_scores, [&](const RenderScoreRecord& r) {
-    return RenderScore{&c.accelerators_[static_cast<size_t>(r.gpu)], Text(r.backend),
-                       r.samples_per_minute, Text(r.source)};
+    return RenderScore{&c.accelerators_[static_cast<size_t>(r.gpu)], Text(records, r.backend),
+                       r.samples_per_minute, Text(records, r.source)};
   });
-  c.encoder_rates_ = MakeAll<EncoderRate>(records.encoder_rates, [](const EncoderRateRecord& r) {
-    return EncoderRate{Text(r.architecture), Text(r.codec), Text(r.resolution), r.fps,
-                       r.streams_per_engine, Text(r.source)};
+  c.encoder_rates_ = MakeAll<EncoderRate>(records.encoder_rates, [&](const EncoderRateRecord& r) {
+    return EncoderRate{Text(records, r.architecture), Text(records, r.codec),
+                       Text(records, r.resolution),   r.fps,
+                       r.streams_per_engine,          Text(records, r.source)};
   });
-  c.spot_profiles_ = MakeAll<SpotProfile>(records.spot_profiles, [](const SpotProfileRecord& r) {
-    return SpotProfile{Text(r.provider), r.interruptions_per_month, r.restart_minutes,
-                       r.notice_seconds, Text(r.source)};
+  c.spot_profiles_ = MakeAll<SpotProfile>(records.spot_profiles, [&](const SpotProfileRecord& r) {
+    return SpotProfile{Text(records, r.provider), r.interruptions_per_month, r.restart_minutes,
+                       r.notice_seconds, Text(records, r.source)};
   });
-  c.instances_ = MakeAll<InstanceType>(
-      records.instances, [&](const InstanceRecord& r) { return MakeInstance(records, c, r); });
   // The indexes come in key order: each key goes in at the end.
-  auto index = [](const RecordTable<IndexRecord>& entries, const auto& rows, auto* map) {
-    for (const IndexRecord& e : entries) map->emplace_hint(map->end(), e.key, &rows[e.row]);
+  auto index = [&records](const RecordTable<IndexRecord>& entries, const auto& rows, auto* map) {
+    for (const IndexRecord& e : entries) {
+      map->emplace_hint(map->end(), records.Text(e.key), &rows[e.row]);
+    }
   };
   index(records.accelerator_index, c.accelerators_, &c.accelerator_index_);
   index(records.cpu_index, c.cpus_, &c.cpu_index_);
-  index(records.model_index, c.models_, &c.model_index_);
-  index(records.instance_index, c.instances_, &c.instance_index_);
+  c.lazy_->models.make = [&records, index](const Catalog& catalog) {
+    catalog.models_ =
+        MakeAll<Model>(records.models, [&](const ModelRecord& r) { return MakeModel(records, r); });
+    index(records.model_index, catalog.models_, &catalog.model_index_);
+  };
+  c.lazy_->operators_once = std::make_unique<std::once_flag[]>(records.models.size);
+  c.lazy_->add_operators = [&records](const Catalog& catalog, size_t model) {
+    AddOperators(records, records.models[model], &catalog.models_[model]);
+  };
+  c.lazy_->instances.make = [&records, index](const Catalog& catalog) {
+    catalog.instances_ = MakeAll<InstanceType>(records.instances, [&](const InstanceRecord& r) {
+      return MakeInstance(records, catalog, r);
+    });
+    index(records.instance_index, catalog.instances_, &catalog.instance_index_);
+  };
   c.lazy_->read_costs = [&records](const Catalog&, CostTables* tables) {
     return CostTablesFromRecords(records, tables);
   };

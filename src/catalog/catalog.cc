@@ -102,6 +102,25 @@ Catalog::~Catalog() = default;
 Catalog::Catalog(Catalog&&) noexcept = default;
 Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 
+void Catalog::FillInstances() const {
+  if (lazy_) Lazy::Make(*this, lazy_->instances);
+}
+
+void Catalog::FillModels() const {
+  if (lazy_) Lazy::Make(*this, lazy_->models);
+}
+
+const std::vector<InstanceType>& Catalog::instances() const {
+  FillInstances();
+  return instances_;
+}
+
+const std::vector<Model>& Catalog::models() const {
+  FillModels();
+  for (const Model& m : models_) Lazy::FillOperators(*this, &m);
+  return models_;
+}
+
 // Fills a Catalog from its files in dependency order: instances refer to accelerators, CPUs
 // and currencies, so those come first.
 Status CatalogBuilder::Build(CatalogFiles files, std::string origin, Catalog* out) {
@@ -181,6 +200,8 @@ CatalogBuilder::Indexes CatalogBuilder::IndexesOf(const Catalog& c) {
     }
     return out;
   };
+  c.FillInstances();
+  c.FillModels();
   return {entries(c.accelerator_index_, c.accelerators_), entries(c.cpu_index_, c.cpus_),
           entries(c.model_index_, c.models_), entries(c.instance_index_, c.instances_)};
 }
@@ -303,8 +324,10 @@ const CpuGeneration* Catalog::FindCpu(std::string_view name) const {
 
 Status Catalog::FindModel(std::string_view name, const Model** out) const {
   if (name.size() > kMaxNameBytes) return TooLong("model", name);
+  FillModels();
   auto it = model_index_.find(NormalizeName(name));
   if (it != model_index_.end()) {
+    Lazy::FillOperators(*this, it->second);
     *out = it->second;
     return Status::OK();
   }
@@ -314,6 +337,7 @@ Status Catalog::FindModel(std::string_view name, const Model** out) const {
 
 const InstanceType* Catalog::LookupInstance(std::string_view name) const {
   if (name.size() > kMaxNameBytes) return nullptr;
+  FillInstances();
   auto it = instance_index_.find(ToLower(Trim(name)));
   return it == instance_index_.end() ? nullptr : it->second;
 }
@@ -325,7 +349,7 @@ Status Catalog::FindInstance(std::string_view name, const InstanceType** out) co
     return Status::OK();
   }
   std::vector<std::string> names;
-  for (const InstanceType& t : instances_) names.push_back(t.name);
+  for (const InstanceType& t : instances()) names.push_back(t.name);
   return Status::NotFound(fmt::format("unknown instance type '{}'{}", Shown(name),
                                       DidYouMean(ClosestNames(name, names))));
 }
@@ -368,7 +392,7 @@ const SpotProfile* Catalog::FindSpotProfile(std::string_view provider) const {
 
 std::vector<std::string> Catalog::Providers() const {
   std::set<std::string> providers;
-  for (const InstanceType& t : instances_) providers.insert(t.provider);
+  for (const InstanceType& t : instances()) providers.insert(t.provider);
   return {providers.begin(), providers.end()};
 }
 

@@ -3,8 +3,10 @@
 // instead of parsing and checking CSV text again (see docs/data-format.md).
 //
 // Each record mirrors one catalog type field by field, in the same order, with literal types
-// only (so the arrays are constant data in the binary): text as string_view, lists as a span of
-// a shared pool, pointers between tables as an index (-1: none).
+// only (so the arrays are constant data in the binary): text as a RecordText, lists as a span
+// of a shared pool, pointers between tables as an index (-1: none). The records hold no
+// addresses: in a position-independent executable each one is a relocation the loader writes
+// at every start (a string_view per field made ~21,000 of them, and ~180 pages copied).
 #ifndef CLOUDFIT_CATALOG_CATALOG_RECORDS_H_
 #define CLOUDFIT_CATALOG_CATALOG_RECORDS_H_
 
@@ -18,6 +20,12 @@
 #include "cloudfit/cost_tables.h"
 
 namespace cloudfit {
+
+// Text of the records: bytes [offset, offset + size) of CatalogRecords::text.
+struct RecordText {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
 
 // Rows [first, first + count) of a pool.
 struct RecordSpan {
@@ -36,11 +44,11 @@ struct RecordTable {
 };
 
 struct AcceleratorRecord {
-  std::string_view name, vendor;
+  RecordText name, vendor;
   RecordSpan aliases;  // of CatalogRecords::strings
-  std::string_view architecture, compute_capability, form_factor;
+  RecordText architecture, compute_capability, form_factor;
   double memory_bytes;
-  std::string_view memory_type;
+  RecordText memory_type;
   double memory_bandwidth_bytes_per_s;
   std::array<std::optional<double>, kPrecisionCount> peak_flops;
   int sm_count;
@@ -48,165 +56,167 @@ struct AcceleratorRecord {
   std::optional<double> fp16_acc16_flops;
   double l2_cache_bytes, measured_bandwidth_bytes_per_s;
   std::optional<double> measured_gemm_fp16_flops, measured_gemm_tf32_flops, measured_gemm_fp8_flops;
-  std::string_view physics_source;
+  RecordText physics_source;
   double nvlink_bytes_per_s;
   int pcie_gen;
   double tdp_w;
   int rt_cores, nvenc;
   bool av1_encode, vgpu;
   int launch_year;
-  std::string_view source, as_of, notes;
+  RecordText source, as_of, notes;
 };
 
 struct CpuRecord {
-  std::string_view name, vendor;
+  RecordText name, vendor;
   RecordSpan aliases;  // of CatalogRecords::strings
-  std::string_view arch, isa;
+  RecordText arch, isa;
   double sustained_hz;
   int threads_per_core;
   double fp32_flops_per_vcpu;
   std::optional<double> bf16_flops_per_vcpu, int8_ops_per_vcpu;
   int cores_per_socket, memory_channels;
-  std::string_view memory_type;
+  RecordText memory_type;
   double memory_bandwidth_bytes_per_s_per_socket;
   int launch_year;
-  std::string_view source, as_of;
+  RecordText source, as_of;
 };
 
 struct CurrencyRecord {
-  std::string_view currency;
+  RecordText currency;
   double usd_per_unit;
-  std::string_view as_of, source;
+  RecordText as_of, source;
 };
 
 struct OperatorRecord {
-  std::string_view label;
+  RecordText label;
   OpKind kind;
   double m, n, k, groups, repeats, read_elements, written_elements;
   OpWhen when;
   bool spatial, trainable, causal;
-  std::string_view source;
+  RecordText source;
 };
 
 struct ModelRecord {
-  std::string_view name;
+  RecordText name;
   RecordSpan aliases;  // of CatalogRecords::strings
-  std::string_view family;
+  RecordText family;
   double params, active_params;
   int layers, hidden, heads, kv_heads, ffn_hidden, vocab, context, experts, experts_per_token;
   bool tied_embeddings;
   std::optional<double> gflops_per_sample;
   int resolution;
-  std::string_view compute_class;
+  RecordText compute_class;
   RecordSpan operators;  // of CatalogRecords::operators
-  std::string_view source, as_of, notes;
+  RecordText source, as_of, notes;
 };
 
 struct RegionPriceRecord {
-  std::string_view region;
+  RecordText region;
   std::array<std::optional<double>, kPricingModeCount> per_hour;
-  std::string_view currency;
+  RecordText currency;
   int as_of_days;
-  std::string_view source, notes;
+  RecordText source, notes;
   unsigned lowest_over_regions_modes;  // RegionPrice::lowest_over_regions_modes
 };
 
 struct InstanceRecord {
-  std::string_view provider, name, family;
+  RecordText provider, name, family;
   int gpu;  // index into CatalogRecords::accelerators, -1 none
   double gpu_count, gpu_memory_bytes;
   int vcpus;
   double memory_bytes;
   int cpu;  // index into CatalogRecords::cpus, -1 none
-  std::string_view cpu_name, arch;
+  RecordText cpu_name, arch;
   double network_bits_per_s;
   Interconnect interconnect;
   double local_disk_bytes;
-  std::string_view local_disk_type;
+  RecordText local_disk_type;
   RecordSpan regions;  // of CatalogRecords::region_prices
-  std::string_view source, shape_source;
+  RecordText source, shape_source;
 };
 
 struct EfficiencyRecord {
-  std::string_view parameter, stack, group;
+  RecordText parameter, stack, group;
   double value;
-  std::string_view fitted_to, source;
+  RecordText fitted_to, source;
 };
 
 struct RenderScoreRecord {
   int gpu;  // index into CatalogRecords::accelerators
-  std::string_view backend;
+  RecordText backend;
   double samples_per_minute;
-  std::string_view source;
+  RecordText source;
 };
 
 struct EncoderRateRecord {
-  std::string_view architecture, codec, resolution;
+  RecordText architecture, codec, resolution;
   double fps;
   int streams_per_engine;
-  std::string_view source;
+  RecordText source;
 };
 
 struct SpotProfileRecord {
-  std::string_view provider;
+  RecordText provider;
   std::optional<double> interruptions_per_month, restart_minutes, notice_seconds;
-  std::string_view source;
+  RecordText source;
 };
 
 struct EgressPriceRecord {
-  std::string_view provider, destination;
+  RecordText provider, destination;
   std::optional<double> usd_per_gb;
   double free_gb_per_month;
-  std::string_view source, as_of;
+  RecordText source, as_of;
 };
 
 struct StoragePriceRecord {
-  std::string_view provider, storage_class;
+  RecordText provider, storage_class;
   std::optional<double> usd_per_gb_month;
-  std::string_view source, as_of;
+  RecordText source, as_of;
 };
 
 struct LicencePriceRecord {
-  std::string_view licence, provider, unit;
+  RecordText licence, provider, unit;
   std::optional<double> usd;
-  std::string_view source, notes;
+  RecordText source, notes;
 };
 
 struct BillingRuleRecord {
-  std::string_view provider;
+  RecordText provider;
   double increment_s, minimum_s;
-  std::string_view source;
+  RecordText source;
 };
 
 struct SpotRateRecord {
-  std::string_view provider, gpu, band;
+  RecordText provider, gpu, band;
   double interruptions_per_month;
-  std::string_view source, as_of;
+  RecordText source, as_of;
   bool assumed;
 };
 
 struct StreamBitrateRecord {
-  std::string_view codec;
+  RecordText codec;
   double mbps_1080p60;
-  std::string_view source;
+  RecordText source;
 };
 
 // One entry of a name index: a normalized name and the row it names. In key order.
 struct IndexRecord {
-  std::string_view key;
+  RecordText key;
   uint32_t row;
 };
 
 // A reference table (reference_tables.h) split into fields at build time.
 struct TableRecord {
-  std::string_view name;  // "recipes.csv"
-  RecordSpan header;      // of CatalogRecords::cells
-  RecordSpan cells;       // the rows' fields, row after row, each as wide as the header
-  RecordSpan lines;       // of CatalogRecords::lines: where each row starts in the file
+  RecordText name;    // "recipes.csv"
+  RecordSpan header;  // of CatalogRecords::cells
+  RecordSpan cells;   // the rows' fields, row after row, each as wide as the header
+  RecordSpan lines;   // of CatalogRecords::lines: where each row starts in the file
 };
 
 struct CatalogRecords {
-  RecordTable<std::string_view> strings;  // alias lists
+  const char* text;  // every RecordText's bytes, each distinct text once
+  std::string_view Text(RecordText t) const { return {text + t.offset, t.size}; }
+  RecordTable<RecordText> strings;  // alias lists
   RecordTable<AcceleratorRecord> accelerators;
   RecordTable<CpuRecord> cpus;
   RecordTable<CurrencyRecord> currencies;
@@ -229,7 +239,7 @@ struct CatalogRecords {
   RecordTable<StreamBitrateRecord> bitrates;
   // The reference tables.
   RecordTable<TableRecord> tables;
-  RecordTable<std::string_view> cells;
+  RecordTable<RecordText> cells;
   RecordTable<int> lines;
 };
 

@@ -79,6 +79,12 @@ void AssignRequired(CsvRowReader& r, CsvColumn column, std::string* out) {
   out->assign(text);
 }
 
+void AssignRequired(CsvRowReader& r, CsvColumn column, SharedText* out) {
+  std::string_view text = r.Text(column);
+  if (text.empty()) r.Fail(column.name, "missing value");
+  *out = text;
+}
+
 // A name column: required, and within the limits of every name (util/validate.h).
 void AssignName(CsvRowReader& r, CsvColumn column, std::string* out) {
   AssignRequired(r, column, out);

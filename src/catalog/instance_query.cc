@@ -48,7 +48,8 @@ bool AnyOf(const std::vector<std::string>& wanted, const std::string& value) {
 struct SortableOffer {
   Offer offer;
   std::optional<double> comparable_price;  // in the comparison currency
-  std::pair<double, std::string> key;      // the --sort key, made once before sorting
+  // The --sort key, made once before sorting; its text views the catalog (or a literal).
+  std::pair<double, std::string_view> key;
 };
 
 }  // namespace
@@ -151,7 +152,7 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
   // Sort by the key, then by price, provider, type and region so output is stable.
   // The key's position in SortKeys(), found once rather than by name for every offer.
   auto key_index = std::find(SortKeys().begin(), SortKeys().end(), q.sort_by) - SortKeys().begin();
-  auto key_of = [&](const SortableOffer& o) -> std::pair<double, std::string> {
+  auto key_of = [&](const SortableOffer& o) -> std::pair<double, std::string_view> {
     const InstanceType& t = *o.offer.instance;
     switch (key_index) {
       case 1:  // provider
@@ -160,8 +161,10 @@ Status FindOffers(const Catalog& catalog, const InstanceQuery& q, std::vector<Of
         return {0, t.name};
       case 3:  // region
         return {0, o.offer.region->region};
-      case 4:  // gpu
-        return {0, t.gpu_name()};
+      case 4:  // gpu: InstanceType::gpu_name() without its copy
+        return {0, t.gpu         ? std::string_view(t.gpu->name)
+                   : t.has_gpu() ? std::string_view("undisclosed")
+                                 : std::string_view()};
       case 5:  // gpus
         return {t.gpu_count, ""};
       case 6:  // gpu-memory

@@ -81,6 +81,8 @@ std::unique_ptr<CLI::App> BuildApp(const std::vector<std::string>& args, bool on
                   "Catalog directory to use instead of the built-in one (also $CLOUDFIT_CATALOG)")
       ->check(CLI::ExistingDirectory);
 
+  // `cloudfit --version` alone needs no subcommand (building them all was 24M instructions).
+  if (args.size() == 1 && args[0] == "--version") return app;
   std::string_view invoked = InvokedCommand(args);
   bool one = std::any_of(std::begin(kCommands), std::end(kCommands),
                          [&](const Command& command) { return invoked == command.name; });

@@ -38,12 +38,6 @@ std::string MarkdownEscape(std::string_view s) {
   return out;
 }
 
-// What people see in a cell: "-" for an unknown value.
-const std::string& PeopleText(const TableCell& cell) {
-  static const std::string kDash = "-";
-  return cell.unknown ? kDash : cell.text;
-}
-
 // The narrowest a cut last column may get before hiding another column is the better choice.
 constexpr size_t kMinCutWidth = 12;
 
@@ -82,7 +76,20 @@ std::string TruncateToWidth(std::string_view s, size_t width) {
 void Table::AddRow(std::vector<TableCell> cells) {
   assert(cells.size() == columns_.size());
   cells.resize(columns_.size(), TableCell(""));
-  rows_.push_back(std::move(cells));
+  for (const TableCell& c : cells) {
+    Cell& cell = cells_.emplace_back();
+    cell.offset = static_cast<uint32_t>(text_.size());
+    cell.size = static_cast<uint32_t>(c.text.size());
+    cell.unknown = c.unknown;
+    text_ += c.text;
+    cell.width = static_cast<uint32_t>(DisplayWidth(PeopleText(cell)));
+  }
+  ++rows_;
+}
+
+// What people see in a cell: "-" for an unknown value.
+std::string_view Table::PeopleText(const Cell& cell) const {
+  return cell.unknown ? std::string_view("-") : Text(cell);
 }
 
 std::vector<size_t> Table::ColumnsFor(Audience audience) const {
@@ -110,15 +117,9 @@ std::string Table::Render(OutputFormat format, const TextLayout& layout) const {
 std::string Table::RenderText(const TextLayout& layout) const {
   std::vector<size_t> shown = ColumnsFor(Audience::kPeople);
   std::vector<size_t> widths(columns_.size(), 0);
-  // Each cell's width, measured once for the columns' widths and again for its padding.
-  std::vector<size_t> cell_widths(rows_.size() * columns_.size(), 0);
   for (size_t i : shown) {
     widths[i] = DisplayWidth(columns_[i].title);
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      size_t w = DisplayWidth(PeopleText(rows_[r][i]));
-      cell_widths[r * columns_.size() + i] = w;
-      widths[i] = std::max(widths[i], w);
-    }
+    for (size_t r = 0; r < rows_; ++r) widths[i] = std::max<size_t>(widths[i], At(r, i).width);
   }
   auto total = [&]() {
     size_t sum = shown.empty() ? 0 : 2 * (shown.size() - 1);
@@ -152,7 +153,7 @@ std::string Table::RenderText(const TextLayout& layout) const {
   // Each line is appended in place (no per-row copies of the cells): a listing of the whole
   // catalog renders ~1,400 rows.
   std::string out;
-  out.reserve((total() + 1) * (rows_.size() + 1));
+  out.reserve((total() + 1) * (rows_ + 1));
   // cell(i) is column i's text and display width.
   auto line = [&](auto cell) {
     size_t start = out.size();
@@ -177,10 +178,10 @@ std::string Table::RenderText(const TextLayout& layout) const {
     return std::pair<std::string_view, size_t>(columns_[i].title, DisplayWidth(columns_[i].title));
   });
   if (layout.colour) out.insert(out.size() - 1, "\033[0m");
-  for (size_t r = 0; r < rows_.size(); ++r) {
+  for (size_t r = 0; r < rows_; ++r) {
     line([&](size_t i) {
-      return std::pair<std::string_view, size_t>(PeopleText(rows_[r][i]),
-                                                 cell_widths[r * columns_.size() + i]);
+      const Cell& cell = At(r, i);
+      return std::pair<std::string_view, size_t>(PeopleText(cell), cell.width);
     });
   }
   if (!hidden.empty()) {
@@ -202,10 +203,10 @@ std::string Table::RenderCsv() const {
     out += CsvEscape(columns_[shown[k]].key);
   }
   out += "\n";
-  for (const auto& row : rows_) {
+  for (size_t r = 0; r < rows_; ++r) {
     for (size_t k = 0; k < shown.size(); ++k) {
       if (k > 0) out += ',';
-      out += CsvEscape(row[shown[k]].text);
+      out += CsvEscape(Text(At(r, shown[k])));
     }
     out += "\n";
   }
@@ -223,11 +224,11 @@ std::string Table::RenderMarkdown() const {
   out += "\n|";
   for (size_t i : shown) out += columns_[i].right_align ? "---:|" : "---|";
   out += "\n";
-  for (const auto& row : rows_) {
+  for (size_t r = 0; r < rows_; ++r) {
     out += "|";
     for (size_t i : shown) {
       out += ' ';
-      out += MarkdownEscape(PeopleText(row[i]));
+      out += MarkdownEscape(PeopleText(At(r, i)));
       out += " |";
     }
     out += "\n";
