@@ -26,6 +26,9 @@ struct EstimateScratch::Tables {
   using PassKey = std::tuple<const Accelerator*, double /*GPU memory*/, int /*tensor*/,
                              int /*pipeline*/, double /*micro-batch*/, PassKind>;
   std::map<PassKey, PassTime> passes;
+
+  // Stack profiles by (stack, unit class): CachedStackProfile.
+  std::vector<StackProfile> stacks;
 };
 
 }  // namespace cloudfit

@@ -147,7 +147,8 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
                               const DeviceModel& device) {
   StackProfile p;
   p.name = stack;
-  std::string unit = UnitClass(device);
+  p.unit = UnitClass(device);
+  const std::string& unit = p.unit;
   auto get = [&](const char* parameter, const std::string& group, double fallback) {
     const EfficiencyFactor* row = nullptr;
     double v = efficiency.Lookup(parameter, stack, group, fallback, &row);
@@ -167,6 +168,16 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
   p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
   p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
   return p;
+}
+
+const StackProfile& CachedStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
+                                       const DeviceModel& device, std::vector<StackProfile>* cache) {
+  std::string unit = UnitClass(device);
+  for (const StackProfile& p : *cache) {
+    if (p.name == stack && p.unit == unit) return p;
+  }
+  cache->push_back(LoadStackProfile(efficiency, stack, device));
+  return cache->back();
 }
 
 double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction) {
@@ -198,8 +209,15 @@ GroupTime& GroupTimes::operator[](std::string_view name) {
 }
 
 void PassTime::Add(const PassTime& other) {
-  for (const auto& [name, g] : other.groups) {
-    GroupTime& mine = groups[name];
+  // Forward, backward and recompute passes of one operator list have the same groups in the
+  // same (name) order: add them entry by entry without searching.
+  bool aligned = groups.size() == other.groups.size();
+  for (size_t i = 0; aligned && i < groups.size(); ++i) {
+    aligned = groups.begin()[i].first.data() == other.groups.begin()[i].first.data();
+  }
+  for (size_t i = 0; i < other.groups.size(); ++i) {
+    const auto& [name, g] = other.groups.begin()[i];
+    GroupTime& mine = aligned ? groups.at(i) : groups[name];
     mine.compute_s += g.compute_s;
     mine.memory_s += g.memory_s;
     mine.overhead_s += g.overhead_s;

@@ -24,6 +24,7 @@ namespace cloudfit {
 // How much of the device a software stack's kernels reach. Read from data/efficiency.csv.
 struct StackProfile {
   std::string name;
+  std::string unit;                 // "tensor", "simt" or "cpu": the rows it was read for
   double gemm_fraction = 0.8;       // large GEMMs, of the sustained matrix rate
   double conv_fraction = 0.7;       // implicit-GEMM convolutions over feature maps
   double conv1d_fraction = 0.7;     // convolutions over sequences (dilated, 1-D)
@@ -45,6 +46,10 @@ struct StackProfile {
 };
 StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
                               const DeviceModel& device);
+// The same, kept in `cache`: a profile depends on the stack and the device's unit class alone,
+// so the estimates of one workload on many instance types read the table once per class.
+const StackProfile& CachedStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
+                                       const DeviceModel& device, std::vector<StackProfile>* cache);
 
 // kForward and kRecompute are the training forward pass (batch statistics, loss); kInference is
 // a forward pass that keeps neither.
@@ -72,6 +77,7 @@ class GroupTimes {
   const Entry* begin() const { return entries_.data(); }
   const Entry* end() const { return entries_.data() + size_; }
   size_t size() const { return size_; }
+  GroupTime& at(size_t i) { return entries_[i].second; }
 
  private:
   // One entry per group of OpGroupName (matmul, conv, attention, ...): at most one per kind.

@@ -61,7 +61,9 @@ class TrainingEstimator {
     const Model& m = w.model;
     s_.device = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(DeviceName(hw)));
     std::string software = w.software.empty() ? "pytorch" : w.software;
-    s_.stack = LoadStackProfile(eff, hw.has_gpu() ? software : "cpu", s_.device);
+    std::string stack = hw.has_gpu() ? software : "cpu";
+    s_.stack = tables_ != nullptr ? CachedStackProfile(eff, stack, s_.device, &tables_->stacks)
+                                  : LoadStackProfile(eff, stack, s_.device);
     s_.comm = BuildCommunicationModel(eff, hw);
     s_.transformer = m.layers > 0 && m.hidden > 0 && m.operators.empty();
     s_.lora = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;

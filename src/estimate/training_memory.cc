@@ -69,8 +69,11 @@ double LargestWeightMatrix(const Model& m) {
 }  // namespace
 
 double TrainingSetup::TrainableParams() const {
-  const Workload& w = *workload;
-  return lora ? LoraParams(w.model, w.lora_targets, w.lora_rank) : w.model.params;
+  if (trainable_params_ < 0) {
+    const Workload& w = *workload;
+    trainable_params_ = lora ? LoraParams(w.model, w.lora_targets, w.lora_rank) : w.model.params;
+  }
+  return trainable_params_;
 }
 
 double GradientBytesPerParam(const Workload& w, bool lora) {

@@ -26,7 +26,11 @@ struct TrainingSetup {
   double spatial_scale = 1;  // (resolution / the model's)^2 for spatial operators
   std::vector<std::string> notes;
 
+  // The model's parameters, or its adapters' under LoRA: counted once, asked at every layout.
   double TrainableParams() const;
+
+ private:
+  mutable double trainable_params_ = -1;
 };
 
 // Memory per device for a layout, by component (training_memory.cc).
