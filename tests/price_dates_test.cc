@@ -205,7 +205,10 @@ TEST(PriceDatesTest, BuiltInAwsPricesAreAllDated) {
 TEST(PriceDatesTest, AzureRowsDateOnlyPricesOfThatDate) {
   // The SkyPilot v6 Azure snapshot states no date. A row priced from it stays undated; a row
   // that a dated source re-prices must not keep the snapshot's spot price behind its new date.
-  int dated = 0;
+  // The only dated Azure spot prices are those of skypilot-catalog pull request 79, whose diff
+  // quotes the fetcher's reading of the Retail Prices API on 2024-08-26, spot included.
+  const std::string kPr79 = "github.com/skypilot-org/skypilot-catalog/pull/79";
+  int dated = 0, from_pr79 = 0;
   for (const InstanceType& t : testing::BuiltInCatalog().instances()) {
     if (t.provider != "azure") continue;
     for (const RegionPrice& r : t.regions) {
@@ -213,20 +216,45 @@ TEST(PriceDatesTest, AzureRowsDateOnlyPricesOfThatDate) {
       if (from_snapshot) {
         EXPECT_FALSE(r.as_of_known()) << t.name << " " << r.region;
       }
-      if (r.as_of_known()) {
-        ++dated;
-        EXPECT_FALSE(from_snapshot) << t.name << " " << r.region;
+      if (!r.as_of_known()) continue;
+      ++dated;
+      EXPECT_FALSE(from_snapshot) << t.name << " " << r.region;
+      if (r.source.find(kPr79) != std::string::npos) {
+        ++from_pr79;
+        EXPECT_EQ(r.as_of_days, Days("2024-08-26")) << t.name << " " << r.region;
+        EXPECT_TRUE(r.price(PricingMode::kSpot).has_value()) << t.name << " " << r.region;
+        EXPECT_EQ(r.lowest_over_regions_modes, 0u) << t.name << ": the region's own quote";
+      } else {
         EXPECT_FALSE(r.price(PricingMode::kSpot).has_value())
-            << t.name << " " << r.region << ": no dated Azure spot price was read";
+            << t.name << " " << r.region << ": no other dated Azure spot price was read";
       }
     }
   }
-  EXPECT_GE(dated, 9);
+  EXPECT_GE(dated, 13);
+  EXPECT_EQ(from_pr79, 4) << "NC96ads_A100_v4 in southcentralus, westus2, westus3; NV12ads eastus";
   // The dated reading corrected the two- and four-GPU NC A100 v4 sizes (30% low before).
   const InstanceType* nc48 = nullptr;
   ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("Standard_NC48ads_A100_v4", &nc48).ok());
   EXPECT_DOUBLE_EQ(*nc48->FindRegion("eastus")->price(PricingMode::kOnDemand), 9.554);
   EXPECT_EQ(nc48->FindRegion("eastus")->as_of_days, Days("2026-11-09"));
+  // Pull request 79's figures, row by row as its diff quotes them.
+  const InstanceType* nc96 = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("Standard_NC96ads_A100_v4", &nc96).ok());
+  const RegionPrice* scus = nc96->FindRegion("southcentralus");
+  ASSERT_NE(scus, nullptr);
+  EXPECT_DOUBLE_EQ(*scus->price(PricingMode::kOnDemand), 17.63);
+  EXPECT_DOUBLE_EQ(*scus->price(PricingMode::kSpot), 2.2919);
+  EXPECT_DOUBLE_EQ(*nc96->FindRegion("westus3")->price(PricingMode::kSpot), 1.61612);
+  EXPECT_FALSE(nc96->FindRegion("eastus")->price(PricingMode::kSpot).has_value())
+      << "eastus is data-receipts' 2026-11-09 reading, on demand only";
+  const InstanceType* nv12 = nullptr;
+  ASSERT_TRUE(testing::BuiltInCatalog().FindInstance("Standard_NV12ads_A10_v5", &nv12).ok());
+  const RegionPrice* nv12_eastus = nv12->FindRegion("eastus");
+  ASSERT_NE(nv12_eastus, nullptr);
+  EXPECT_DOUBLE_EQ(*nv12_eastus->price(PricingMode::kOnDemand), 0.908);
+  EXPECT_DOUBLE_EQ(*nv12_eastus->price(PricingMode::kSpot), 0.227);
+  EXPECT_FALSE(nv12_eastus->lowest_over_regions(PricingMode::kOnDemand))
+      << "eastus's own price now, no longer Spare Cores' cross-region minimum";
 }
 
 }  // namespace
