@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/estimate_scratch.h"
@@ -92,9 +93,10 @@ class TrainingEstimator {
   }
 
   // The time of one pass of a micro-batch; the same on every instance type with this GPU, so a
-  // scratch keeps it per GPU model.
-  PassTime TimeOf(const std::vector<Operator>& ops, const Layout& l, Pass pass,
-                  bool selective) const {
+  // scratch keeps it per GPU model. Without a scratch it is computed into `storage`. Returned by
+  // reference: a pass time is a table of groups, and the layout search asks for thousands.
+  const PassTime& TimeOf(const std::vector<Operator>& ops, const Layout& l, Pass pass,
+                         bool selective, std::optional<PassTime>* storage) const {
     const Hardware& hw = *s_.hardware;
     using Kind = EstimateScratch::Tables::PassKind;
     Kind kind = selective                 ? Kind::kSelectiveRecompute
@@ -114,7 +116,9 @@ class TrainingEstimator {
       }
       return TimePass(core, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
     };
-    if (tables_ == nullptr || !hw.has_gpu()) return time();
+    if (tables_ == nullptr || !hw.has_gpu()) {
+      return storage->emplace(time());
+    }
     EstimateScratch::Tables::PassKey key{
         hw.gpu, hw.gpu_memory_bytes, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, kind};
     auto it = tables_->passes.find(key);
@@ -153,18 +157,20 @@ class TrainingEstimator {
     TimeBreakdown t;
     std::shared_ptr<const std::vector<Operator>> ops = OperatorsOf(l);
     double micro = l.micro_batch;
-    PassTime fwd = TimeOf(*ops, l, Pass::kForward, false);
-    PassTime bwd = TimeOf(*ops, l, Pass::kBackward, false);
-    PassTime rec;
+    std::optional<PassTime> fwd_storage, bwd_storage, rec_storage;
+    const PassTime& fwd = TimeOf(*ops, l, Pass::kForward, false, &fwd_storage);
+    const PassTime& bwd = TimeOf(*ops, l, Pass::kBackward, false, &bwd_storage);
+    const PassTime* rec = nullptr;
     if (w.recompute == Recompute::kFull) {
-      rec = fwd;
+      rec = &fwd;
     } else if (w.recompute == Recompute::kSelective && s_.transformer) {
-      rec = TimeOf(*ops, l, Pass::kRecompute, true);
+      rec = &TimeOf(*ops, l, Pass::kRecompute, true, &rec_storage);
     }
-    PassTime all = fwd;
+    PassTime& all = *passes;
+    all = fwd;
     all.Add(bwd);
-    all.Add(rec);
-    *passes = all;
+    if (rec != nullptr) all.Add(*rec);
+    double rec_s = rec != nullptr ? rec->seconds() : 0;
     double steps = l.grad_accumulation;
     // The host launches kernels ahead of the device; a step takes the longer of the two.
     double micro_s = all.seconds();
@@ -204,7 +210,7 @@ class TrainingEstimator {
         t.communication_s += std::max(0.0, per_micro - micro_s) * steps + first_layer;
       } else {
         double bytes = params_on_device * GradientBytesPerParam(w, s_.lora);
-        double backward_last = bwd.seconds() + rec.seconds();
+        double backward_last = bwd.seconds() + rec_s;
         GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel, backward_last,
                                                      kDdpBucketBytes);
         t.communication_s += sync.exposed_s;
