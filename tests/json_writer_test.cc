@@ -151,5 +151,32 @@ TEST(JsonWriterTest, AnEmptyOptionalIsNull) {
   EXPECT_EQ(text, "[null,true]");
 }
 
+// Kept text (a candidate written for an earlier answer) takes a value's place: separators
+// before it and after it as any value's.
+TEST(JsonWriterTest, WrittenTextTakesAValuesPlace) {
+  std::string kept;
+  JsonWriter part(&kept);
+  part.BeginObject();
+  part.Field("a", 1);
+  part.EndObject();
+
+  std::string text;
+  JsonWriter out(&text);
+  out.BeginObject();
+  out.Key("list");
+  out.BeginArray();
+  out.Written(kept);
+  out.Value(2);
+  out.Written(kept);
+  out.EndArray();
+  out.Key("one");
+  out.Written(kept);
+  out.Field("z", false);
+  out.EndObject();
+  EXPECT_EQ(text, R"({"list":[{"a":1},2,{"a":1}],"one":{"a":1},"z":false})");
+  EXPECT_TRUE(out.compact());
+  EXPECT_FALSE(JsonWriter(&text, 2).compact());
+}
+
 }  // namespace
 }  // namespace cloudfit

@@ -93,6 +93,25 @@ struct JobRisk {
 };
 using SpotRisk = JobRisk;
 
+// The JSON text of a described candidate kept with a candidate pass, shared by the copies the
+// answers that show the same offer make of it (Candidate::text). Each text is kept with what an
+// answer may change after the offer was described (the Pareto mark, reasons and warnings that
+// compare it with the other offers shown, the estimate behind it) and the currency, and is
+// written again only when one of them differs. Thread-safe.
+struct CandidateText {
+  struct Kept {
+    std::shared_ptr<const Estimate> estimate;  // held, so that its address is not reused
+    bool pareto = false;
+    std::string currency;
+    std::vector<std::string> reasons;
+    std::vector<std::string> warnings;
+    std::string json;
+  };
+  static constexpr size_t kMaxKept = 4;
+  std::mutex mutex;
+  std::vector<Kept> kept;
+};
+
 struct Candidate {
   const InstanceType* instance = nullptr;
   const RegionPrice* region = nullptr;
@@ -120,6 +139,8 @@ struct Candidate {
   // Pareto front and every priced offer of `describe_instances`; the rest carry their numbers
   // (hours, price, total, cost per unit, risk) and, if rejected, why.
   bool described = false;
+  // Its JSON as answers wrote it, when it is a described offer of a kept candidate pass.
+  std::shared_ptr<CandidateText> text;
 
   bool feasible() const { return rejection.empty(); }
   double total_gpus() const;

@@ -505,7 +505,10 @@ void DescribeCandidate(const RecommendContext& ctx, Candidate* c) {
   }
   OfferBasis basis(ctx, *c->instance, c->nodes, c->estimate);
   *c = MakeCandidate(ctx, PriceOffer(ctx, &basis, *c->region, c->mode), true);
-  if (ctx.pass) ctx.pass->KeepDescribed(key, *c);
+  if (ctx.pass) {
+    c->text = std::make_shared<CandidateText>();
+    ctx.pass->KeepDescribed(key, *c);
+  }
   c->pareto = pareto;
 }
 

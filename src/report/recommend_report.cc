@@ -151,9 +151,7 @@ void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Rec
   out->EndObject();
 }
 
-}  // namespace
-
-void WriteCandidate(const Candidate& c, const std::string& currency, JsonWriter* out) {
+void WriteCandidateFields(const Candidate& c, const std::string& currency, JsonWriter* out) {
   const Estimate& e = *c.estimate;
   out->BeginObject();
   if (c.autoscaling) {
@@ -227,6 +225,29 @@ void WriteCandidate(const Candidate& c, const std::string& currency, JsonWriter*
   out->Field("unit", c.unit);
   out->Field("warnings", c.warnings);
   out->EndObject();
+}
+
+}  // namespace
+
+void WriteCandidate(const Candidate& c, const std::string& currency, JsonWriter* out) {
+  if (!c.text || !out->compact()) {
+    WriteCandidateFields(c, currency, out);
+    return;
+  }
+  CandidateText& text = *c.text;
+  std::lock_guard<std::mutex> lock(text.mutex);
+  for (const CandidateText::Kept& k : text.kept) {
+    if (k.estimate == c.estimate && k.pareto == c.pareto && k.currency == currency &&
+        k.reasons == c.reasons && k.warnings == c.warnings) {
+      out->Written(k.json);
+      return;
+    }
+  }
+  CandidateText::Kept k{c.estimate, c.pareto, currency, c.reasons, c.warnings, {}};
+  JsonWriter kept_writer(&k.json);
+  WriteCandidateFields(c, currency, &kept_writer);
+  out->Written(k.json);
+  if (text.kept.size() < CandidateText::kMaxKept) text.kept.push_back(std::move(k));
 }
 
 nlohmann::json CandidateToJson(const Candidate& c, const std::string& currency) {

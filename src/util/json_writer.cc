@@ -202,6 +202,12 @@ void JsonWriter::Null() {
   out_->append("null");
 }
 
+void JsonWriter::Written(std::string_view compact_text) {
+  assert(indent_ < 0 && "kept text is compact");
+  BeforeValue();
+  out_->append(compact_text);
+}
+
 void JsonWriter::WriteInteger(int64_t number) {
   BeforeValue();
   AppendDecimal(number, out_);

@@ -56,6 +56,9 @@ class JsonWriter {
     }
   }
   void Null();
+  // A value another, compact JsonWriter wrote (kept text appended as it is).
+  void Written(std::string_view compact_text);
+  bool compact() const { return indent_ < 0; }
 
   template <typename T>
   void Field(std::string_view key, const T& value) {
