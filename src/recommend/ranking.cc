@@ -96,6 +96,16 @@ std::vector<RankKey> BestRegionOffers(const RecommendContext& ctx,
 
 // A candidate is on the front when no other is at least as fast and as cheap and better in one.
 // Sorted by hours, a running minimum of cost finds it.
+std::string DroppedRegionsNote(size_t dropped) {
+  return fmt::format(
+      "{} more region offers of the same types rank at or below these (--all-regions lists them)",
+      dropped);
+}
+
+size_t RankingSlot(Objective objective, bool all_regions) {
+  return static_cast<size_t>(objective) * 2 + (all_regions ? 1 : 0);
+}
+
 void MarkParetoFront(std::vector<Candidate>* candidates) {
   auto& v = *candidates;
   struct Point {
@@ -120,8 +130,37 @@ void MarkParetoFront(std::vector<Candidate>* candidates) {
 
 }  // namespace
 
+std::shared_ptr<const CandidatePass::Ranking> CandidatePass::FindRanking(Objective objective,
+                                                                         bool all_regions) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  return rankings_[RankingSlot(objective, all_regions)];
+}
+
+void CandidatePass::KeepRanking(Objective objective, bool all_regions,
+                                std::shared_ptr<const Ranking> ranking) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  rankings_[RankingSlot(objective, all_regions)] = std::move(ranking);
+}
+
 void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out) {
   const std::vector<PricedOffer>& v = offers.feasible;
+  const RecommendOptions& o = ctx.options;
+  // A kept pass ranked the same way before: the same offers in the same order.
+  const bool shared = ctx.pass != nullptr && &offers == &ctx.pass->offers && out->ranked.empty();
+  if (shared) {
+    if (auto kept = ctx.pass->FindRanking(o.objective, o.all_regions)) {
+      if (size_t dropped = v.size() - kept->order.size(); dropped > 0 && !o.all_regions) {
+        out->notes.push_back(DroppedRegionsNote(dropped));
+      }
+      out->ranked.reserve(out->ranked.size() + kept->order.size());
+      for (size_t i = 0; i < kept->order.size(); ++i) {
+        Candidate& c = out->ranked.emplace_back();
+        MakeCandidateIn(ctx, v[kept->order[i]], ctx.describe_all, &c);
+        c.pareto = kept->pareto[i];
+      }
+      return;
+    }
+  }
   std::vector<RankKey> keys;
   if (ctx.options.all_regions) {
     keys.reserve(v.size());
@@ -129,10 +168,7 @@ void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Rec
   } else {
     keys = BestRegionOffers(ctx, v);
     if (size_t dropped = v.size() - keys.size(); dropped > 0) {
-      out->notes.push_back(
-          fmt::format("{} more region offers of the same types rank at or below "
-                      "these (--all-regions lists them)",
-                      dropped));
+      out->notes.push_back(DroppedRegionsNote(dropped));
     }
   }
   std::sort(keys.begin(), keys.end(), RanksBefore);
@@ -142,6 +178,16 @@ void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Rec
     MakeCandidateIn(ctx, v[key.index], ctx.describe_all, &out->ranked.emplace_back());
   }
   MarkParetoFront(&out->ranked);
+  if (shared) {
+    auto ranking = std::make_shared<CandidatePass::Ranking>();
+    ranking->order.reserve(keys.size());
+    ranking->pareto.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ranking->order.push_back(keys[i].index);
+      ranking->pareto.push_back(out->ranked[i].pareto);
+    }
+    ctx.pass->KeepRanking(o.objective, o.all_regions, std::move(ranking));
+  }
 }
 
 void DescribeShown(const RecommendContext& ctx, Recommendation* out) {

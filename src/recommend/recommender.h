@@ -167,9 +167,23 @@ struct CandidatePass {
   std::shared_ptr<const Candidate> FindDescribed(const OfferKey& key) const;
   void KeepDescribed(const OfferKey& key, const Candidate& described) const;
 
+  // How an objective ranks the offers (ranking.cc): the offers kept, best first, as indices
+  // into offers.feasible (one per type, node count and mode unless all regions are listed), and
+  // which of them are on the Pareto front. A function of the pass, the objective and
+  // all_regions, kept for the next answer that ranks the pass the same way. Thread-safe.
+  struct Ranking {
+    std::vector<size_t> order;
+    std::vector<bool> pareto;  // by position in `order`
+  };
+  std::shared_ptr<const Ranking> FindRanking(Objective objective, bool all_regions) const;
+  void KeepRanking(Objective objective, bool all_regions,
+                   std::shared_ptr<const Ranking> ranking) const;
+
  private:
   mutable std::mutex described_mutex_;
   mutable std::map<OfferKey, std::shared_ptr<const Candidate>> described_;
+  // By objective x (all_regions ? 2 : 1) - 1.
+  mutable std::shared_ptr<const Ranking> rankings_[2 * 3];
 };
 
 // The options that change a candidate pass, as a key: all but the objective, `top`,
