@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "test_support.h"
 
@@ -162,6 +163,10 @@ TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
   std::vector<CalibrationCase> cases;
   std::vector<SkippedRow> skipped;
   ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  // CLOUDFIT_CV_LLM_ONLY=1 keeps the LLM rows (seconds instead of minutes).
+  if (const char* llm = std::getenv("CLOUDFIT_CV_LLM_ONLY"); llm != nullptr && *llm == '1') {
+    cases = LlmCases(catalog, shared);
+  }
   FitOptions options;
   options.passes = 2;
   std::printf("holdout,id,family,gpus,gpu,model,precision,micro_batch,measured,predicted,error\n");

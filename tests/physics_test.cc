@@ -99,7 +99,13 @@ TEST(PhysicsTest, MoreGpusAreNeverSlowerUnlessCommunicationBound) {
 TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
   DeviceModel geforce = Device("RTX-4090", NumericFormat::kFp16);
   ASSERT_GT(geforce.fp16_acc16_flops, 0);
-  EXPECT_NEAR(geforce.matrix_flops * 2, geforce.fp16_acc16_flops, 0.02 * geforce.fp16_acc16_flops);
+  // Twice the FP32-accumulate rate on paper; at that full rate the board's power limit holds
+  // its clock below the boost its half-rate GEMMs reach, so it sustains less than twice: the
+  // RTX 3090, 110 of 142 TFLOP/s (large_gemm_fraction/fp16-accumulate in efficiency.csv).
+  EXPECT_GT(geforce.fp16_acc16_flops, 1.4 * geforce.matrix_flops);
+  EXPECT_LT(geforce.fp16_acc16_flops, 1.6 * geforce.matrix_flops);
+  DeviceModel rtx3090 = Device("RTX-3090", NumericFormat::kFp16);
+  EXPECT_NEAR(rtx3090.fp16_acc16_flops, 110e12, 1e12);
   DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
   EXPECT_TRUE(a100.fp16_acc16_flops == 0 ||
               std::abs(a100.fp16_acc16_flops - a100.peak_matrix_flops) <
