@@ -206,8 +206,13 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
     double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
     double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
     double serial = t.seconds() + dequantize_s;
+    // Each hand-off moves a micro-batch's hidden states, in FP32 as ggml keeps them, over the
+    // link between the two GPUs (through host memory where they have no peer access).
+    double chunk = std::min(batch * tokens, kPrefillChunkTokens);
+    double hop = layer_hop_s_;
+    if (comm_.intra.bus_bytes_per_s > 0) hop += chunk * m_.hidden * 4 / comm_.intra.bus_bytes_per_s;
     return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
-           total_chunks * (devices_ - 1) * layer_hop_s_;
+           total_chunks * (devices_ - 1) * hop;
   }
   return t.seconds() + dequantize_s + TensorParallelSeconds(batch * tokens);
 }
