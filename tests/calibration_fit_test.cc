@@ -81,8 +81,11 @@ TEST(CalibrationFitTest, FittedValuesCarryToLeftOutGpusNoBetterThanTheShippedTab
 
 // The generalisation figures of the LLM rows (docs/estimation.md, "Fitting and accuracy"): each
 // GPU's, then each model's, rows predicted by a fit that never saw them, with the report's
-// two passes. Measured 2026-11-24: leave one GPU out, decode 13.3% and prefill 24.0% median;
-// leave one model out, 10.0% and 18.7%. Bounds sit a little above.
+// two passes. Measured 2026-11-25: leave one GPU out, decode 11.9% and prefill 13.8% median;
+// leave one model out, 9.8% (p90 17.1%) and 11.2% (before the layer-split hand-off carried the
+// hidden states over the link: 13.3%, 16.1%, 9.8% (p90 19.9%), 11.4%; before GeForce's
+// FP16-accumulate rate was held to its measured share: prefill 24.0% and 18.7%). Bounds sit a
+// little above, below what reverting either change gives.
 TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   std::string shared = testing::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent";
@@ -93,9 +96,10 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   options.passes = 2;
   struct Bound {
     Holdout holdout;
-    double decode, prefill;
+    double decode, prefill, decode_p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.26}, Bound{Holdout::kModel, 0.12, 0.21}}) {
+  for (Bound b :
+       {Bound{Holdout::kGpu, 0.125, 0.145, 0.26}, Bound{Holdout::kModel, 0.105, 0.12, 0.18}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     std::printf(
@@ -106,6 +110,7 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
         100 * cv.stats["llm_prefill"].p90_ape);
     EXPECT_LE(cv.stats["llm_decode"].median_ape, b.decode) << HoldoutName(b.holdout);
     EXPECT_LE(cv.stats["llm_prefill"].median_ape, b.prefill) << HoldoutName(b.holdout);
+    EXPECT_LE(cv.stats["llm_decode"].p90_ape, b.decode_p90) << HoldoutName(b.holdout);
   }
 }
 
