@@ -112,6 +112,23 @@ TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
                   0.02 * a100.peak_matrix_flops);
 }
 
+// llama.cpp's decode kernels are bound by the instructions an SM issues per weight byte, so
+// what an SM streams scales with its clock: the A100's 108 SMs at 1,410 MHz stream no more than
+// 108 x 1.41 / 1.5 of the per-SM figure, whatever its HBM allows. PyTorch's latency-bound
+// kernels keep the figure unscaled.
+TEST(PhysicsTest, LlamaCppPerSmThroughputScalesWithTheSmClock) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
+  ASSERT_NEAR(a100.sm_clock_ghz, 1.41, 1e-9);
+  StackProfile llama = LoadStackProfile(catalog.efficiency(), "llama.cpp", a100);
+  ASSERT_GT(llama.sm_bytes_per_s, 0);
+  EXPECT_NEAR(StackBandwidth(a100, llama, 1.0), 108 * llama.sm_bytes_per_s * 1.41 / 1.5,
+              1e-6 * llama.sm_bytes_per_s);
+  StackProfile pytorch = LoadStackProfile(catalog.efficiency(), "pytorch", a100);
+  EXPECT_NEAR(StackBandwidth(a100, pytorch, 1.0),
+              std::min(a100.bandwidth, 108 * pytorch.sm_bytes_per_s), 1e-6 * a100.bandwidth);
+}
+
 // The weight gradient of a recurrence is computed as its software computes it: cuDNN's RNN
 // (nn.LSTM) in one product over the whole sequence, so the kernels do not grow with the steps;
 // a layer called once per step from Python (Tacotron 2's LSTMCell) in one product per step,

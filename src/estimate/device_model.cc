@@ -175,6 +175,8 @@ DeviceModel GpuDevice(const EfficiencyTable& efficiency, const Hardware& hw, Num
   d.datasheet_bandwidth = gpu.memory_bandwidth_bytes_per_s;
   d.bandwidth = AchievableBandwidth(efficiency, gpu, &d.notes);
   d.sm_count = gpu.sm_count;
+  d.sm_clock_ghz =
+      (gpu.sustained_clock_mhz > 0 ? gpu.sustained_clock_mhz : gpu.peak_clock_mhz) / 1000;
   if (d.sm_count <= 0) {
     // Not in the data: derived from the FP32 peak, 128 FP32 lanes x 2 FLOP per SM per clock at
     // 1.5 GHz (Ampere and later; an assumption a data row should replace).
