@@ -82,8 +82,10 @@ TEST(CalibrationFitTest, FittedValuesCarryToLeftOutGpusNoBetterThanTheShippedTab
 // The generalisation figures of the LLM rows (docs/estimation.md, "Fitting and accuracy"): each
 // GPU's, then each model's, rows predicted by a fit that never saw them, with the report's
 // two passes. Measured 2026-11-25: leave one GPU out, decode 10.2% (p90 21.1%) and prefill
-// 13.7% median; leave one model out, 8.0% (p90 14.8%) and 10.4% (before llama.cpp's per-SM
-// decode throughput scaled with the SM clock: 11.9% (24.9%), 13.8%, 9.8% (17.2%), 11.2%; before
+// 12.2% (p90 67.2%) median; leave one model out, 8.0% (14.8%) and 9.3% (67.8%) (before prompts
+// ran in llama.cpp's micro-batches with FP32 scores: prefill 13.7% (70.7%) and 10.4% (71.4%);
+// before llama.cpp's per-SM decode throughput scaled with the SM clock: 11.9% (24.9%), 13.8%,
+// 9.8% (17.2%), 11.2%; before
 // the layer-split hand-off carried the hidden states over the link: 13.3%, 16.1%, 9.8% (19.9%),
 // 11.4%; before GeForce's FP16-accumulate rate was held to its measured share: prefill 24.0%
 // and 18.7%). Bounds sit a little above, below what reverting any of these changes gives.
@@ -97,10 +99,10 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   options.passes = 2;
   struct Bound {
     Holdout holdout;
-    double decode, prefill, decode_p90;
+    double decode, prefill, decode_p90, prefill_p90;
   };
-  for (Bound b :
-       {Bound{Holdout::kGpu, 0.11, 0.145, 0.23}, Bound{Holdout::kModel, 0.09, 0.115, 0.16}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.11, 0.13, 0.23, 0.70},
+                  Bound{Holdout::kModel, 0.09, 0.10, 0.16, 0.70}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     std::printf(
@@ -112,6 +114,7 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
     EXPECT_LE(cv.stats["llm_decode"].median_ape, b.decode) << HoldoutName(b.holdout);
     EXPECT_LE(cv.stats["llm_prefill"].median_ape, b.prefill) << HoldoutName(b.holdout);
     EXPECT_LE(cv.stats["llm_decode"].p90_ape, b.decode_p90) << HoldoutName(b.holdout);
+    EXPECT_LE(cv.stats["llm_prefill"].p90_ape, b.prefill_p90) << HoldoutName(b.holdout);
   }
 }
 
