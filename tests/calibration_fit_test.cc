@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "test_support.h"
 
@@ -80,8 +81,14 @@ TEST(CalibrationFitTest, FittedValuesCarryToLeftOutGpusNoBetterThanTheShippedTab
 
 // The generalisation figures of the LLM rows (docs/estimation.md, "Fitting and accuracy"): each
 // GPU's, then each model's, rows predicted by a fit that never saw them, with the report's
-// two passes. Measured 2026-11-24: leave one GPU out, decode 13.3% and prefill 24.0% median;
-// leave one model out, 10.0% and 18.7%. Bounds sit a little above.
+// two passes. Measured 2026-11-25: leave one GPU out, decode 10.2% (p90 21.1%) and prefill
+// 12.2% (p90 67.2%) median; leave one model out, 8.0% (14.8%) and 9.3% (67.8%) (before prompts
+// ran in llama.cpp's micro-batches with FP32 scores: prefill 13.7% (70.7%) and 10.4% (71.4%);
+// before llama.cpp's per-SM decode throughput scaled with the SM clock: 11.9% (24.9%), 13.8%,
+// 9.8% (17.2%), 11.2%; before
+// the layer-split hand-off carried the hidden states over the link: 13.3%, 16.1%, 9.8% (19.9%),
+// 11.4%; before GeForce's FP16-accumulate rate was held to its measured share: prefill 24.0%
+// and 18.7%). Bounds sit a little above, below what reverting any of these changes gives.
 TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   std::string shared = testing::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent";
@@ -92,9 +99,10 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
   options.passes = 2;
   struct Bound {
     Holdout holdout;
-    double decode, prefill;
+    double decode, prefill, decode_p90, prefill_p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.26}, Bound{Holdout::kModel, 0.12, 0.21}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.11, 0.13, 0.23, 0.70},
+                  Bound{Holdout::kModel, 0.09, 0.10, 0.16, 0.70}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     std::printf(
@@ -105,6 +113,8 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
         100 * cv.stats["llm_prefill"].p90_ape);
     EXPECT_LE(cv.stats["llm_decode"].median_ape, b.decode) << HoldoutName(b.holdout);
     EXPECT_LE(cv.stats["llm_prefill"].median_ape, b.prefill) << HoldoutName(b.holdout);
+    EXPECT_LE(cv.stats["llm_decode"].p90_ape, b.decode_p90) << HoldoutName(b.holdout);
+    EXPECT_LE(cv.stats["llm_prefill"].p90_ape, b.prefill_p90) << HoldoutName(b.holdout);
   }
 }
 
@@ -162,6 +172,10 @@ TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
   std::vector<CalibrationCase> cases;
   std::vector<SkippedRow> skipped;
   ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  // CLOUDFIT_CV_LLM_ONLY=1 keeps the LLM rows (seconds instead of minutes).
+  if (const char* llm = std::getenv("CLOUDFIT_CV_LLM_ONLY"); llm != nullptr && *llm == '1') {
+    cases = LlmCases(catalog, shared);
+  }
   FitOptions options;
   options.passes = 2;
   std::printf("holdout,id,family,gpus,gpu,model,precision,micro_batch,measured,predicted,error\n");

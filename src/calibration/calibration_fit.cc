@@ -108,7 +108,7 @@ const std::vector<FitParameter>& Parameters() {
       {"layer_split_hop_us", "llama.cpp", "*", 1, 5000,
        [](const CalibrationCase& c, const std::string&) {
          return Software(c) == "llama.cpp" && c.num_gpus > 1 &&
-                (c.family == MetricFamily::kLlmDecode || c.family == MetricFamily::kLlmPrefill);
+                c.family == MetricFamily::kLlmDecode;
        }},
   };
   return params;

@@ -31,6 +31,7 @@ struct DeviceModel {
   double datasheet_bandwidth = 0;  // bytes/s
   double bandwidth = 0;            // achievable bytes/s
   int sm_count = 0;                // SMs or CUs; vCPUs for a CPU
+  double sm_clock_ghz = 0;         // the SMs' clock (sustained, else datasheet); 0 unknown
   double l2_bytes = 0;
   double memory_bytes = 0;      // per device
   double activation_bytes = 2;  // bytes per activation element at the format

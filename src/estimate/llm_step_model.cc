@@ -105,6 +105,7 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
   layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
   dequantize_above_tokens_ = eff.Lookup("dequantize_above_tokens", software, "gpu", 0);
+  ubatched_prefill_ = hw.has_gpu() && software == "llama.cpp";
   notes_ = device_.notes;
   if (dequantize_above_tokens_ > 0 && hw.has_gpu() &&
       device_.weight_bytes < device_.activation_bytes) {
@@ -196,7 +197,25 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
   o.causal = true;
   o.head = TransformerHead::kLogits;
   std::vector<Operator> ops = TransformerOperators(m_, o);
-  PassTime t = TimePass(ops, batch, Pass::kInference, device_, stack_);
+  PassTime t;
+  if (ubatched_prefill_ && batch == 1) {
+    // llama.cpp runs a prompt in micro-batches of n_ubatch tokens, each attending to the cache
+    // so far (its unfused scores cover all of it, masked: n_kv grows by a micro-batch at a
+    // time), at that many rows per product, and takes the logits of the last token of each
+    // llama_decode call (n_batch tokens).
+    const double chunks = std::ceil(tokens / kPrefillChunkTokens);
+    const double per_call = kPrefillBatchTokens / kPrefillChunkTokens;
+    for (double c = 0; c < chunks; ++c) {
+      TransformerOpsOptions u = o;
+      u.seq_len = std::min(kPrefillChunkTokens, tokens - c * kPrefillChunkTokens);
+      u.key_len = c * kPrefillChunkTokens + u.seq_len;
+      u.fp32_scores = true;
+      if (c + 1 < chunks && std::fmod(c + 1, per_call) != 0) u.head = TransformerHead::kNone;
+      t.Add(TimePass(TransformerOperators(m_, u), 1, Pass::kInference, device_, stack_));
+    }
+  } else {
+    t = TimePass(ops, batch, Pass::kInference, device_, stack_);
+  }
   const double dequantize_s = PrefillDequantizeSeconds(ops, batch, tokens);
   if (w_.layer_split && devices_ > 1) {
     // Layer-split engines feed the prompt through the GPUs in micro-batches (llama.cpp's
@@ -206,8 +225,13 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
     double total_chunks = std::ceil(batch * tokens / kPrefillChunkTokens);
     double per_batch = std::min(total_chunks, kPrefillBatchTokens / kPrefillChunkTokens);
     double serial = t.seconds() + dequantize_s;
+    // Each hand-off moves a micro-batch's hidden states, in FP32 as ggml keeps them, over the
+    // link between the two GPUs (through host memory where they have no peer access).
+    double chunk = std::min(batch * tokens, kPrefillChunkTokens);
+    double hop = layer_hop_s_;
+    if (comm_.intra.bus_bytes_per_s > 0) hop += chunk * m_.hidden * 4 / comm_.intra.bus_bytes_per_s;
     return serial * (per_batch + devices_ - 1) / (per_batch * devices_) +
-           total_chunks * (devices_ - 1) * layer_hop_s_;
+           total_chunks * (devices_ - 1) * hop;
   }
   return t.seconds() + dequantize_s + TensorParallelSeconds(batch * tokens);
 }

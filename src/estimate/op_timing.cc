@@ -164,6 +164,7 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
   p.stream_fraction = get("stream_fraction", "*", p.stream_fraction);
   p.reduction_fraction = get("reduction_fraction", "*", p.reduction_fraction);
   p.sm_bytes_per_s = get("sm_bandwidth_gbps", "gpu", 0) * 1e9;
+  p.sm_clock_ghz = get("sm_bandwidth_clock_ghz", "gpu", 0);
   p.gemm_k_half = get("gemm_k_half", device.gpu ? "gpu" : "cpu", 0);
   p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
   p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
@@ -183,7 +184,10 @@ const StackProfile& CachedStackProfile(const EfficiencyTable& efficiency, const 
 double StackBandwidth(const DeviceModel& device, const StackProfile& stack, double fraction) {
   double bw = device.bandwidth * fraction;
   if (device.gpu && stack.sm_bytes_per_s > 0 && device.sm_count > 0) {
-    bw = std::min(bw, device.sm_count * stack.sm_bytes_per_s);
+    double clock = stack.sm_clock_ghz > 0 && device.sm_clock_ghz > 0
+                       ? device.sm_clock_ghz / stack.sm_clock_ghz
+                       : 1.0;
+    bw = std::min(bw, device.sm_count * stack.sm_bytes_per_s * clock);
   }
   return bw;
 }

@@ -35,6 +35,11 @@ struct StackProfile {
   // in flight per SM over the memory latency (Little's law). A device with more bandwidth per SM
   // than this (HBM parts) is limited by it; 0 = no limit.
   double sm_bytes_per_s = 0;
+  // Where this stack's memory kernels are bound by the instructions each SM issues per byte
+  // (llama.cpp's mat-vec kernels unpack and scale every quantized weight) rather than by the
+  // memory latency, the per-SM figure is stated at this SM clock and scales with the device's;
+  // 0 = it does not scale.
+  double sm_clock_ghz = 0;
   // Reduction depth at which a GEMM tile's main loop reaches half its rate: the pipeline fill
   // and the epilogue cost a fixed time per tile, so a product over K runs at K / (K + k_half)
   // of the rate a very deep one reaches. 0 = no such loss.

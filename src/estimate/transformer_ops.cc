@@ -105,8 +105,16 @@ class LayerBuilder {
       Stream(OpKind::kElementwise, "relative shift", elements, elements, layers);
       Stream(OpKind::kElementwise, "score sum", 2 * elements, elements, layers);
     }
-    Stream(OpKind::kElementwise, "score scale and mask", elements, elements, layers);
-    Stream(OpKind::kSoftmax, "attention softmax", elements, elements, layers);
+    if (o_.fp32_scores) {
+      // In units of the 2-byte activations: FP16 -> FP32, the fused softmax over FP32, back.
+      Stream(OpKind::kElementwise, "scores to FP32", elements, 2 * elements, layers);
+      Stream(OpKind::kSoftmax, "attention softmax (scale, mask)", 2 * elements, 2 * elements,
+             layers);
+      Stream(OpKind::kElementwise, "scores to FP16", 2 * elements, elements, layers);
+    } else {
+      Stream(OpKind::kElementwise, "score scale and mask", elements, elements, layers);
+      Stream(OpKind::kSoftmax, "attention softmax", elements, elements, layers);
+    }
     if (o_.dropout) Stream(OpKind::kElementwise, "attention dropout", elements, elements, layers);
     Operator values = scores;
     values.label = std::string(label) + " values";

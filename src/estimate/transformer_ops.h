@@ -32,6 +32,10 @@ struct TransformerOpsOptions {
   // call points every query head at its key/value head: k_compute_batched_ptrs in ggml-cuda.cu;
   // transformers' repeat_kv copies them), so the cache is read once per query head.
   bool kv_per_query_head = false;
+  // ggml's unfused attention keeps the scores in FP32 between its FP16 products: cuBLAS writes
+  // them in FP16, a kernel widens them to FP32, soft_max_ext scales, masks and normalises them in
+  // one pass, and another kernel narrows them back to FP16 for the product with the values.
+  bool fp32_scores = false;
   bool causal = true;
   bool dropout = false;  // attention-probability and hidden dropout, as the model trains
   TransformerHead head = TransformerHead::kLanguageModel;
