@@ -2,6 +2,7 @@
 // while it replaces its destination, and the destination must always hold the old content or
 // the new, whole; the next run cleans what the killed one left behind.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,13 +10,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 #include "util/file.h"
@@ -155,7 +154,6 @@ struct CommandWriter {
   std::vector<std::string> new_args;  // the run that is killed
   std::string path;                   // relative to the working directory
   bool directory = false;
-  int max_delay_us = 0;
 };
 
 std::vector<std::string> Cloudfit(std::vector<std::string> args) {
@@ -171,37 +169,54 @@ void RunToEnd(const std::vector<std::string>& argv, const std::string& dir) {
 
 TEST(WriterKillTest, CommandsLeaveOldOrNewContent) {
   const std::string fixture = testing::SourcePath("tests/fixtures/catalog");
-  const std::vector<std::string> lora = {"--kind", "lora", "--model", "Llama-3.1-8B", "--tokens",
-                                         "5e7"};
+  const std::vector<std::string> lora = {"--kind",       "lora",     "--model",
+                                         "Llama-3.1-8B", "--tokens", "5e7"};
   auto plus = [](std::vector<std::string> a, const std::vector<std::string>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
   std::vector<CommandWriter> writers = {
-      {"catalog export", {"--catalog", fixture, "catalog", "export", "out"},
-       {"catalog", "export", "out"}, "out", true, 150000},
+      {"catalog export",
+       {"--catalog", fixture, "catalog", "export", "out"},
+       {"catalog", "export", "out"},
+       "out",
+       true},
       {"recommend --plot", plus({"--catalog", fixture, "recommend", "--plot", "plot.svg"}, lora),
-       plus({"recommend", "--plot", "plot.svg"}, lora), "plot.svg", false, 150000},
-      {"monitor --csv", {"monitor", "--interval", "0.05", "--csv", "m.csv", "--", "true"},
-       {"monitor", "--interval", "0.05", "--csv", "m.csv", "--", "sleep", "0.2"}, "m.csv", false,
-       400000},
-      {"monitor --svg", {"monitor", "--interval", "0.05", "--svg", "m.svg", "--", "true"},
-       {"monitor", "--interval", "0.05", "--svg", "m.svg", "--", "sleep", "0.2"}, "m.svg", false,
-       400000},
+       plus({"recommend", "--plot", "plot.svg"}, lora), "plot.svg", false},
+      {"monitor --csv",
+       {"monitor", "--interval", "0.05", "--csv", "m.csv", "--", "true"},
+       {"monitor", "--interval", "0.05", "--csv", "m.csv", "--", "sleep", "0.2"},
+       "m.csv",
+       false},
+      {"monitor --svg",
+       {"monitor", "--interval", "0.05", "--svg", "m.svg", "--", "true"},
+       {"monitor", "--interval", "0.05", "--svg", "m.svg", "--", "sleep", "0.2"},
+       "m.svg",
+       false},
       {"probe --out",
        {"--catalog", fixture, "probe", "--quick", "--cpu-only", "--quiet", "--out", "p.json"},
-       {"probe", "--quick", "--cpu-only", "--quiet", "--out", "p.json"}, "p.json", false,
-       1500000},
+       {"probe", "--quick", "--cpu-only", "--quiet", "--out", "p.json"},
+       "p.json",
+       false},
       {"export --out",
        plus({"--catalog", fixture, "export", "--format", "skypilot", "--rank", "1", "--name",
-             "old-task", "--out", "task.yaml"}, lora),
+             "old-task", "--out", "task.yaml"},
+            lora),
        plus({"export", "--format", "skypilot", "--rank", "1", "--name", "new-task", "--out",
-             "task.yaml"}, lora),
-       "task.yaml", false, 150000},
+             "task.yaml"},
+            lora),
+       "task.yaml", false},
   };
   std::mt19937 random(15);
   for (const CommandWriter& w : writers) {
     TempDir dir;
+    // Kills land anywhere in a whole run: its length is measured here (a release build exports
+    // in milliseconds, a sanitizer build in a second), and each kill waits up to 1.5 times it.
+    auto start = std::chrono::steady_clock::now();
+    RunToEnd(Cloudfit(w.new_args), dir.path());
+    auto whole = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - start);
+    const int max_delay_us = static_cast<int>(whole.count() * 3 / 2);
     RunToEnd(Cloudfit(w.old_args), dir.path());
     std::string target = dir.path() + "/" + w.path;
     auto read = [&] {
@@ -214,8 +229,8 @@ TEST(WriterKillTest, CommandsLeaveOldOrNewContent) {
     ASSERT_FALSE(old_content.empty());
     int killed = 0;
     for (int i = 0; i < 8; ++i) {
-      killed += KillAfter(Spawn(Cloudfit(w.new_args), dir.path()),
-                          RandomDelay(random, w.max_delay_us));
+      killed +=
+          KillAfter(Spawn(Cloudfit(w.new_args), dir.path()), RandomDelay(random, max_delay_us));
       ASSERT_TRUE(fs::exists(target)) << w.name << ": iteration " << i;
       std::map<std::string, std::string> now = read();
       if (now == old_content) continue;
