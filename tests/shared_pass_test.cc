@@ -129,6 +129,31 @@ TEST(SharedPassTest, KeepsTheMostRecentPasses) {
   }
 }
 
+// What a pass keeps per way of ranking it is found only by the same objective, all_regions and
+// (for the stale-price note, which counts days) the same day.
+TEST(SharedPassTest, KeptRankingsAndNotesAreFoundOnlyTheWayTheyWereMade) {
+  CandidatePass pass;
+  auto ranking = std::make_shared<CandidatePass::Ranking>();
+  ranking->order = {2, 0, 1};
+  ranking->pareto = {true, false, true};
+  pass.KeepRanking(Objective::kFastest, false, ranking);
+  EXPECT_EQ(pass.FindRanking(Objective::kFastest, false), ranking);
+  EXPECT_EQ(pass.FindRanking(Objective::kCheapest, false), nullptr);
+  EXPECT_EQ(pass.FindRanking(Objective::kBalanced, false), nullptr);
+  EXPECT_EQ(pass.FindRanking(Objective::kFastest, true), nullptr);
+
+  pass.KeepStaleNote(Objective::kCheapest, true, 20000, "stale prices: x");
+  std::string note;
+  EXPECT_TRUE(pass.FindStaleNote(Objective::kCheapest, true, 20000, &note));
+  EXPECT_EQ(note, "stale prices: x");
+  EXPECT_FALSE(pass.FindStaleNote(Objective::kCheapest, true, 20001, &note)) << "another day";
+  EXPECT_FALSE(pass.FindStaleNote(Objective::kFastest, true, 20000, &note));
+  EXPECT_FALSE(pass.FindStaleNote(Objective::kCheapest, false, 20000, &note));
+  pass.KeepStaleNote(Objective::kCheapest, false, 20000, "");
+  EXPECT_TRUE(pass.FindStaleNote(Objective::kCheapest, false, 20000, &note)) << "no note is kept";
+  EXPECT_EQ(note, "");
+}
+
 TEST(CandidateListTest, CopiesShareUntilOneIsChanged) {
   CandidateList a;
   EXPECT_TRUE(a.empty());

@@ -153,7 +153,7 @@ namespace {
 
 // One note for the whole answer when a ranked price is older than kStalePriceDays or has no
 // date, per provider: how many offers, and the oldest date.
-void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
+std::string StalePriceNote(const RecommendContext& ctx, const Recommendation& answer) {
   struct Stale {
     std::string_view provider;
     int offers = 0;
@@ -164,8 +164,8 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
   // searched from the provider found last, is cheaper than a map keyed by name.
   std::vector<Stale> by_provider;
   size_t last = 0;
-  SeenSet seen(out->ranked.size());  // a row ranked in several modes counts once
-  for (const Candidate& c : out->ranked) {
+  SeenSet seen(answer.ranked.size());  // a row ranked in several modes counts once
+  for (const Candidate& c : answer.ranked) {
     const RegionPrice& r = *c.region;
     if (!seen.Insert(reinterpret_cast<uintptr_t>(&r))) continue;
     bool undated = !r.as_of_known();
@@ -184,7 +184,7 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
       s.oldest_days = r.as_of_days;
     }
   }
-  if (by_provider.empty()) return;
+  if (by_provider.empty()) return "";
   // Providers in name order, as the note has always listed them.
   std::sort(by_provider.begin(), by_provider.end(),
             [](const Stale& a, const Stale& b) { return a.provider < b.provider; });
@@ -200,10 +200,23 @@ void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
     parts.push_back(fmt::format("{} ({} offer{}: {})", provider, s.offers, s.offers == 1 ? "" : "s",
                                 Join(what, ", ")));
   }
-  out->notes.push_back(
-      fmt::format("stale prices: {}; prices move within a quarter (over {} days "
-                  "old counts as stale): run 'cloudfit catalog refresh'",
-                  Join(parts, "; "), kStalePriceDays));
+  return fmt::format(
+      "stale prices: {}; prices move within a quarter (over {} days "
+      "old counts as stale): run 'cloudfit catalog refresh'",
+      Join(parts, "; "), kStalePriceDays);
+}
+
+// Answers of a kept pass rank the same offers (in another order, by objective), so they share
+// the note.
+void AddStalePriceNote(const RecommendContext& ctx, Recommendation* out) {
+  const Objective objective = ctx.options.objective;
+  const bool all_regions = ctx.options.all_regions;
+  std::string note;
+  if (!ctx.pass || !ctx.pass->FindStaleNote(objective, all_regions, ctx.today_days, &note)) {
+    note = StalePriceNote(ctx, *out);
+    if (ctx.pass) ctx.pass->KeepStaleNote(objective, all_regions, ctx.today_days, note);
+  }
+  if (!note.empty()) out->notes.push_back(std::move(note));
 }
 
 // A limit that `value` fits under, rounded up to two significant figures so the hint reads as
@@ -359,6 +372,21 @@ std::vector<std::string> ExplainInstance(const Recommendation& r, const std::str
         fmt::format("rejected ({} candidate{}): {}", count, count == 1 ? "" : "s", reason));
   }
   return lines;
+}
+
+bool CandidatePass::FindStaleNote(Objective objective, bool all_regions, int today_days,
+                                  std::string* note) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  const StaleNote& kept = stale_notes_[RankingSlot(objective, all_regions)];
+  if (kept.today_days != today_days) return false;
+  *note = kept.note;
+  return true;
+}
+
+void CandidatePass::KeepStaleNote(Objective objective, bool all_regions, int today_days,
+                                  const std::string& note) const {
+  std::lock_guard<std::mutex> lock(described_mutex_);
+  stale_notes_[RankingSlot(objective, all_regions)] = {today_days, note};
 }
 
 }  // namespace cloudfit

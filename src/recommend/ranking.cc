@@ -102,10 +102,6 @@ std::string DroppedRegionsNote(size_t dropped) {
       dropped);
 }
 
-size_t RankingSlot(Objective objective, bool all_regions) {
-  return static_cast<size_t>(objective) * 2 + (all_regions ? 1 : 0);
-}
-
 void MarkParetoFront(std::vector<Candidate>* candidates) {
   auto& v = *candidates;
   struct Point {

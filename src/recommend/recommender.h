@@ -179,12 +179,30 @@ struct CandidatePass {
   void KeepRanking(Objective objective, bool all_regions,
                    std::shared_ptr<const Ranking> ranking) const;
 
+  // The stale-price note of the offers an answer of this pass ranks (explanations.cc; empty
+  // when none is stale): a function of the pass, the objective and all_regions (which pick the
+  // region offers kept) and the day it is made on.
+  bool FindStaleNote(Objective objective, bool all_regions, int today_days,
+                     std::string* note) const;
+  void KeepStaleNote(Objective objective, bool all_regions, int today_days,
+                     const std::string& note) const;
+
  private:
   mutable std::mutex described_mutex_;
   mutable std::map<OfferKey, std::shared_ptr<const Candidate>> described_;
-  // By objective x (all_regions ? 2 : 1) - 1.
+  // By RankingSlot(objective, all_regions).
   mutable std::shared_ptr<const Ranking> rankings_[2 * 3];
+  struct StaleNote {
+    int today_days = -1;  // none kept
+    std::string note;
+  };
+  mutable StaleNote stale_notes_[2 * 3];  // as rankings_
 };
+
+// Where a candidate pass keeps what an objective and all_regions make of it.
+inline size_t RankingSlot(Objective objective, bool all_regions) {
+  return static_cast<size_t>(objective) * 2 + (all_regions ? 1 : 0);
+}
 
 // The options that change a candidate pass, as a key: all but the objective, `top`,
 // `all_regions` and `describe_instances`, which only rank and show its offers.
