@@ -110,6 +110,10 @@ struct CandidateText {
   static constexpr size_t kMaxKept = 4;
   std::mutex mutex;
   std::vector<Kept> kept;
+  // The answer's best_estimate when this offer ranks first: the estimate behind it, written
+  // with the workload of the pass (the same for every answer that shares the pass).
+  std::shared_ptr<const Estimate> best_estimate;
+  std::string best_estimate_json;
 };
 
 struct Candidate {

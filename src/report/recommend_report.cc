@@ -81,6 +81,22 @@ void WriteHints(const std::vector<FitHint>& hints, JsonWriter* out) {
   out->Value(list);
 }
 
+void WriteBestEstimate(const Workload& w, const Candidate& best, JsonWriter* out) {
+  if (!best.text || !out->compact()) {
+    WriteEstimate(w, *best.estimate, out);
+    return;
+  }
+  CandidateText& text = *best.text;
+  std::lock_guard<std::mutex> lock(text.mutex);
+  if (text.best_estimate != best.estimate) {
+    text.best_estimate_json.clear();
+    JsonWriter kept_writer(&text.best_estimate_json);
+    WriteEstimate(w, *best.estimate, &kept_writer);
+    text.best_estimate = best.estimate;
+  }
+  out->Written(text.best_estimate_json);
+}
+
 void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Recommendation& r,
                          const RecommendationJsonOptions& how, JsonWriter* out) {
   out->BeginObject();
@@ -90,7 +106,7 @@ void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Rec
   if (r.ranked.empty()) {
     out->Null();
   } else {
-    WriteEstimate(w, *r.ranked.front().estimate, out);
+    WriteBestEstimate(w, r.ranked.front(), out);
   }
   if (w.calibration.active()) out->Field("calibrated_from", w.calibration.basis);
   out->Field("candidates_considered", r.candidates_considered);
