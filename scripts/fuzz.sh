@@ -69,10 +69,11 @@ for name in "${names[@]}"; do
     nice -n 19 "$dir/fuzz/${name}_fuzzer" "${args[@]}" "$corpus" >"$log" 2>&1 || status=$?
   fi
   # Executions: the final stats of a single process, or the sum the fork mode reports.
+  # (fork mode prints no final stats: the greps find nothing, which must not end the script)
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' |
-         awk '{s+=$1} END {print s+0}')
+         awk '{s+=$1} END {print s+0}' || true)
   if [ "$runs" = "0" ]; then
-    runs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
+    runs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
   fi
   crashes=$(find "$findings" -type f | wc -l)
   [ "$status" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes="exit $status"
