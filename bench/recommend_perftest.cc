@@ -47,9 +47,10 @@ void BM_RecommendBuiltIn(benchmark::State& state) {
 }
 BENCHMARK(BM_RecommendBuiltIn)->Unit(benchmark::kMillisecond);
 
-// A request repeated (a batch or a server): its estimates and its candidate pass are kept, so
-// this is the cost of ranking the offers and describing those shown.
-void BM_RecommendRepeatedWorkload(benchmark::State& state) {
+// The LoRA request recommended once to warm the kept estimates and pass, then again per
+// iteration with `vary` applied to its options first.
+template <typename Vary>
+void RunRepeated(benchmark::State& state, Vary vary) {
   Catalog catalog;
   if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
   Workload w = LoraWorkload(catalog);
@@ -58,32 +59,26 @@ void BM_RecommendRepeatedWorkload(benchmark::State& state) {
   Recommendation warm;
   Recommend(catalog, w, o, &warm, &estimates);
   for (auto _ : state) {
+    vary(&o);
     Recommendation r;
     Status s = Recommend(catalog, w, o, &r, &estimates);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
     benchmark::DoNotOptimize(r.ranked.size());
   }
 }
+
+// A request repeated (a batch or a server): its estimates and its candidate pass are kept, so
+// this is the cost of ranking the offers and describing those shown.
+void BM_RecommendRepeatedWorkload(benchmark::State& state) {
+  RunRepeated(state, [](RecommendOptions*) {});
+}
 BENCHMARK(BM_RecommendRepeatedWorkload)->Unit(benchmark::kMicrosecond);
 
 // A workload recommended on before under other pricing options (here a new budget each time):
 // its estimates are kept but every offer is priced again, so this adds the pricing stage.
 void BM_RecommendRepeatedWorkloadNewBudget(benchmark::State& state) {
-  Catalog catalog;
-  if (!Catalog::LoadBuiltIn(&catalog).ok()) state.SkipWithError("load failed");
-  Workload w = LoraWorkload(catalog);
-  RecommendOptions o;
-  WorkloadEstimates estimates;
-  Recommendation warm;
-  Recommend(catalog, w, o, &warm, &estimates);
   double budget = 1e6;
-  for (auto _ : state) {
-    o.budget = budget++;
-    Recommendation r;
-    Status s = Recommend(catalog, w, o, &r, &estimates);
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    benchmark::DoNotOptimize(r.ranked.size());
-  }
+  RunRepeated(state, [&budget](RecommendOptions* o) { o->budget = budget++; });
 }
 BENCHMARK(BM_RecommendRepeatedWorkloadNewBudget)->Unit(benchmark::kMicrosecond);
 

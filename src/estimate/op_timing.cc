@@ -172,7 +172,8 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
 }
 
 const StackProfile& CachedStackProfile(const EfficiencyTable& efficiency, const std::string& stack,
-                                       const DeviceModel& device, std::vector<StackProfile>* cache) {
+                                       const DeviceModel& device,
+                                       std::vector<StackProfile>* cache) {
   std::string unit = UnitClass(device);
   for (const StackProfile& p : *cache) {
     if (p.name == stack && p.unit == unit) return p;

@@ -87,10 +87,10 @@ struct ParsedEngines {
 };
 
 Status ParseEngines(const CsvTable& file, ParsedEngines* out) {
-  Status s = file.RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
-                                  "prefill_chunk_tokens", "memory_utilization",
-                                  "memory_utilization_of", "kv_cache_dtypes", "multi_gpu",
-                                  "step_overhead_ms", "as_of", "source"});
+  Status s =
+      file.RequireColumns({"engine", "aliases", "batching", "kv_allocation", "max_batch",
+                           "prefill_chunk_tokens", "memory_utilization", "memory_utilization_of",
+                           "kv_cache_dtypes", "multi_gpu", "step_overhead_ms", "as_of", "source"});
   if (!s.ok()) return s;
   for (const CsvRow& row : file.rows) {
     ServingEngineProfile p;

@@ -34,11 +34,19 @@ BytesPerParam TrainableBytes(const Workload& w) {
   double state = wide || w.master_weights ? 4 : 2;  // bytes per optimizer moment
   double moments = 0;
   switch (w.optimizer) {
-    case Optimizer::kAdamW: moments = 2 * state; break;
-    case Optimizer::kSgdMomentum: moments = state; break;
+    case Optimizer::kAdamW:
+      moments = 2 * state;
+      break;
+    case Optimizer::kSgdMomentum:
+      moments = state;
+      break;
     // Adafactor keeps factored second moments: rows + columns, negligible per parameter.
-    case Optimizer::kAdafactor: moments = 0.05 * state; break;
-    case Optimizer::kAdam8bit: moments = 2; break;  // two 8-bit moments
+    case Optimizer::kAdafactor:
+      moments = 0.05 * state;
+      break;
+    case Optimizer::kAdam8bit:
+      moments = 2;
+      break;  // two 8-bit moments
   }
   return {weight, weight, master + moments};
 }
@@ -50,9 +58,12 @@ BytesPerParam TrainableBytes(const Workload& w) {
 double LogitBytesPerElement(const Workload& w) {
   double chunks = std::max(1, w.loss_chunks);
   switch (w.cross_entropy) {
-    case CrossEntropy::kStandard: return 2 + 4;
-    case CrossEntropy::kChunked: return 2 + 4 / chunks;
-    case CrossEntropy::kFused: return 6 / chunks;
+    case CrossEntropy::kStandard:
+      return 2 + 4;
+    case CrossEntropy::kChunked:
+      return 2 + 4 / chunks;
+    case CrossEntropy::kFused:
+      return 6 / chunks;
   }
   return 6;
 }
@@ -93,9 +104,8 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     for (const Operator& op : m.operators) {
       double scale = op.spatial ? s.spatial_scale : 1;
       if (op.when == OpWhen::kUnfusedAttention && w.flash_attention) continue;
-      double written = op.written_elements > 0 || !IsMatrixKind(op.kind)
-                           ? op.written_elements
-                           : op.m * op.n * op.groups;
+      double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
+                                                                         : op.m * op.n * op.groups;
       double out = written * std::max(1.0, op.repeats);
       elements += out * scale;
     }
@@ -173,8 +183,8 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
   if (w.optimizer_in_backward && m.layers > 0) {
     // Each parameter is stepped as soon as its gradient exists and the gradient freed: the
     // device holds about the largest matrix's gradients at any time.
-    mem.gradients_bytes = std::min(mem.gradients_bytes,
-                                   LargestWeightMatrix(m) / shard * bpp.gradients);
+    mem.gradients_bytes =
+        std::min(mem.gradients_bytes, LargestWeightMatrix(m) / shard * bpp.gradients);
   }
   if (w.optimizer_offload) {
     // ZeRO-Offload / FSDP CPU offload: states and master weights live in host memory, and
@@ -203,8 +213,8 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
     }
   }
   if (s.hardware->has_gpu()) {
-    mem.runtime_bytes = kCudaRuntimeBytes +
-                        kAllocatorSlack * (mem.activations_bytes + mem.gradients_bytes);
+    mem.runtime_bytes =
+        kCudaRuntimeBytes + kAllocatorSlack * (mem.activations_bytes + mem.gradients_bytes);
   }
   if (w.paged_optimizer && !mem.fits()) {
     // Paged states move to host memory page by page when the device runs short.
