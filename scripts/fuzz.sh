@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh --seconds 5          every harness over its seeds and 5 s more (what CI runs)
 #   scripts/fuzz.sh --seconds 3600 http  one harness for an hour
 #   scripts/fuzz.sh --jobs 16 ...        16 fuzzing processes per harness (a machine to spare)
+#   scripts/fuzz.sh --runs 10000000 csv  one harness until 10 M executions (no time limit;
+#                                        one process: libFuzzer's -runs does not apply to -fork)
 #   scripts/fuzz.sh --max-len 65536 ...  longer inputs (default 8192: faster, and enough to reach
 #                                        every branch the parsers have)
 #
@@ -16,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=600
+runs_limit=
 jobs=1
 max_len=8192
 names=()
@@ -23,9 +26,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --runs) runs_limit="$2"; seconds=0; shift 2 ;;
     --max-len) max_len="$2"; shift 2 ;;
     --no-build) no_build=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
@@ -57,9 +61,9 @@ for name in "${names[@]}"; do
   log="$dir/logs/$name.log"
   mkdir -p "$corpus" "$findings" "$dir/logs"
   cp -n fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
-  args=(-max_total_time="$seconds" -dict=fuzz/dict/"$name".dict -artifact_prefix="$findings/"
+  args=(-max_total_time="$seconds" ${runs_limit:+-runs="$runs_limit"} -dict=fuzz/dict/"$name".dict -artifact_prefix="$findings/"
         -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
-  echo "== $name: $seconds s, $jobs job(s)"
+  echo "== $name: ${runs_limit:+$runs_limit executions}${runs_limit:-$seconds s}, $jobs job(s)"
   status=0
   if [ "$jobs" -gt 1 ]; then
     # -fork keeps going after a finding and merges new coverage into the corpus.
