@@ -134,8 +134,7 @@ TEST(SharedPassTest, KeepsTheMostRecentPasses) {
 TEST(SharedPassTest, KeptRankingsAndNotesAreFoundOnlyTheWayTheyWereMade) {
   CandidatePass pass;
   auto ranking = std::make_shared<CandidatePass::Ranking>();
-  ranking->order = {2, 0, 1};
-  ranking->pareto = {true, false, true};
+  ranking->ranked.push_back(Candidate());
   pass.KeepRanking(Objective::kFastest, false, ranking);
   EXPECT_EQ(pass.FindRanking(Objective::kFastest, false), ranking);
   EXPECT_EQ(pass.FindRanking(Objective::kCheapest, false), nullptr);
@@ -170,6 +169,73 @@ TEST(CandidateListTest, CopiesShareUntilOneIsChanged) {
   b.push_back(c);
   EXPECT_EQ(a.size(), 1u);
   EXPECT_EQ(b.size(), 2u);
+}
+
+TEST(CandidateListTest, ChangingOneSharedElementCopiesThatElementAlone) {
+  CandidateList a;
+  for (const char* why : {"first", "second", "third", "fourth"}) {
+    Candidate c;
+    c.rejection = why;
+    a.push_back(c);
+  }
+  CandidateList b = a;
+  b.Change(1).rejection = "changed second";
+  b.Change(3).rejection = "changed fourth";
+  b.Change(1).reasons.push_back("changed twice");
+  EXPECT_EQ(&a[0], &b[0]) << "the elements not changed stay shared";
+  EXPECT_EQ(&a[2], &b[2]);
+  EXPECT_EQ(a[1].rejection, "second") << "the original is as it was";
+  EXPECT_EQ(a[3].rejection, "fourth");
+  EXPECT_EQ(b[1].rejection, "changed second");
+  EXPECT_EQ(b[1].reasons.size(), 1u) << "a second change finds the first's copy";
+  EXPECT_EQ(b.back().rejection, "changed fourth");
+  // Iteration sees the changed elements in their places.
+  std::vector<std::string> seen;
+  for (const Candidate& c : b) seen.push_back(c.rejection);
+  EXPECT_EQ(seen, (std::vector<std::string>{"first", "changed second", "third", "changed fourth"}));
+  seen.clear();
+  for (const Candidate& c : a) seen.push_back(c.rejection);
+  EXPECT_EQ(seen, (std::vector<std::string>{"first", "second", "third", "fourth"}));
+  // Changing the list makes every element its own, the changed ones included.
+  std::vector<Candidate>& own = b.Mutable();
+  ASSERT_EQ(own.size(), 4u);
+  EXPECT_EQ(own[1].rejection, "changed second");
+  EXPECT_EQ(own[3].rejection, "changed fourth");
+  EXPECT_NE(&a[0], &b[0]);
+  EXPECT_EQ(a[1].rejection, "second");
+  // A list no other shares is changed in place.
+  Candidate& in_place = b.Change(2);
+  EXPECT_EQ(&in_place, &b[2]);
+}
+
+// An answer shows a few offers of a ranking the next answer shares: describing them (reasons,
+// warnings, bill) changes that answer's copies, never the kept ranking.
+TEST(SharedPassTest, ShowingOffersLeavesTheKeptRankingUndescribed) {
+  Workload w = Finalized({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}});
+  WorkloadEstimates shared;
+  RecommendOptions o;
+  o.top = 10;
+  Recommendation first, second;
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &first, &shared).ok());
+  o.top = 1;
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &second, &shared).ok());
+  ASSERT_GT(second.ranked.size(), 10u);
+  // An offer the first answer showed for its rank alone, and one neither answer shows.
+  size_t shown_once = 0, hidden = 0;
+  for (size_t i = 1; i < second.ranked.size(); ++i) {
+    const Candidate& c = second.ranked[i];
+    if (c.pareto || c.estimate == second.ranked[0].estimate) continue;
+    if (i < 10 && shown_once == 0) shown_once = i;
+    if (i >= 10 && hidden == 0) hidden = i;
+  }
+  ASSERT_GT(shown_once, 0u) << "the test needs an offer among the first ten off the Pareto front";
+  ASSERT_GT(hidden, 0u);
+  EXPECT_TRUE(first.ranked[shown_once].described);
+  EXPECT_FALSE(second.ranked[shown_once].described)
+      << "offer " << shown_once << " was described for the first answer alone";
+  EXPECT_TRUE(second.ranked[0].described);
+  EXPECT_EQ(&first.ranked[hidden], &second.ranked[hidden]) << "offers neither shows are shared";
+  EXPECT_EQ(first.ranked[0].reasons, second.ranked[0].reasons);
 }
 
 // --why-not words the bills of a type's rejected offers: in the answer that asked, never in the

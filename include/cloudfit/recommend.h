@@ -5,7 +5,9 @@
 #ifndef CLOUDFIT_RECOMMEND_H_
 #define CLOUDFIT_RECOMMEND_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -160,42 +162,100 @@ struct FitHint {
 };
 
 // Candidates that copy in constant time: copies share the elements until one of them is changed
-// (copy on write). A batch or a server gives every request of a repeated workload the same ~1,000
-// rejections, and only --why-not changes one (its bill is worded). Reading is as a vector's;
-// changing goes through push_back, reserve or Mutable(), which first make the elements this
+// (copy on write). A batch or a server gives every request of a repeated workload the same ~500
+// ranked offers and ~1,000 rejections, and an answer changes only the few it shows (their
+// reasons, warnings and bill). Reading is as a vector's; changing one element goes through
+// Change(i), which keeps a copy of that element for this list alone while the rest stays
+// shared; changing the list (push_back, reserve, Mutable()) first makes every element this
 // list's own. Copies may be read from several threads at once.
 class CandidateList {
  public:
   using value_type = Candidate;
-  using const_iterator = std::vector<Candidate>::const_iterator;
 
-  const_iterator begin() const { return items_ ? items_->cbegin() : const_iterator(); }
-  const_iterator end() const { return items_ ? items_->cend() : const_iterator(); }
+  // Walks the shared elements and, in step, the ones this list changed.
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Candidate;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Candidate*;
+    using reference = const Candidate&;
+
+    const_iterator() = default;
+    reference operator*() const {
+      return next_ != changed_end_ && next_->first == index_ ? next_->second : items_[index_];
+    }
+    pointer operator->() const { return &**this; }
+    const_iterator& operator++() {
+      if (next_ != changed_end_ && next_->first == index_) ++next_;
+      ++index_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++*this;
+      return before;
+    }
+    bool operator==(const const_iterator& o) const { return index_ == o.index_; }
+    bool operator!=(const const_iterator& o) const { return index_ != o.index_; }
+
+   private:
+    friend class CandidateList;
+    using Changed = std::map<size_t, Candidate>::const_iterator;
+    const_iterator(const Candidate* items, size_t index, Changed next, Changed changed_end)
+        : items_(items), index_(index), next_(next), changed_end_(changed_end) {}
+    const Candidate* items_ = nullptr;
+    size_t index_ = 0;
+    Changed next_, changed_end_;
+  };
+
+  const_iterator begin() const {
+    return const_iterator(items_ ? items_->data() : nullptr, 0, changed_.begin(), changed_.end());
+  }
+  const_iterator end() const {
+    return const_iterator(nullptr, size(), changed_.end(), changed_.end());
+  }
   size_t size() const { return items_ ? items_->size() : 0; }
   bool empty() const { return size() == 0; }
-  const Candidate& operator[](size_t i) const { return (*items_)[i]; }
-  const Candidate& front() const { return items_->front(); }
-  const Candidate& back() const { return items_->back(); }
+  const Candidate& operator[](size_t i) const {
+    if (!changed_.empty()) {
+      if (auto it = changed_.find(i); it != changed_.end()) return it->second;
+    }
+    return (*items_)[i];
+  }
+  const Candidate& front() const { return (*this)[0]; }
+  const Candidate& back() const { return (*this)[size() - 1]; }
+
+  // Element i, this list's own to change: in place when no other list shares the elements,
+  // else a copy kept beside them. The reference stays valid until the list itself changes.
+  Candidate& Change(size_t i) {
+    if (auto it = changed_.find(i); it != changed_.end()) return it->second;
+    if (items_.use_count() == 1) return (*items_)[i];
+    return changed_.emplace(i, (*items_)[i]).first->second;
+  }
 
   void push_back(Candidate c) { Mutable().push_back(std::move(c)); }
   void reserve(size_t n) { Mutable().reserve(n); }
-  // The elements, this list's own (copied first when shared).
+  // The elements, this list's own (copied first when shared, the changed ones in place).
   std::vector<Candidate>& Mutable() {
     if (!items_) {
       items_ = std::make_shared<std::vector<Candidate>>();
     } else if (items_.use_count() > 1) {
       items_ = std::make_shared<std::vector<Candidate>>(*items_);
     }
+    for (auto& [i, c] : changed_) (*items_)[i] = std::move(c);
+    changed_.clear();
     return *items_;
   }
 
  private:
   std::shared_ptr<std::vector<Candidate>> items_;  // null when empty
+  std::map<size_t, Candidate> changed_;            // by index: elements changed here alone
 };
 
 struct Recommendation {
-  std::vector<Candidate> ranked;  // feasible, best first
-  CandidateList rejected;         // with reasons
+  CandidateList ranked;    // feasible, best first
+  CandidateList rejected;  // with reasons
   int candidates_considered = 0;
   std::vector<std::string> notes;  // about the whole request (catalog age, what would fit)
   std::vector<FitHint> hints;      // what would fit, when nothing does

@@ -257,8 +257,9 @@ void ExplainBestEstimate(RecommendContext* ctx, Recommendation* out) {
       ctx->estimates->Insert(best.instance, best.nodes, entry);
     }
   }
-  for (Candidate& c : out->ranked) {
-    if (c.estimate == plain) c.estimate = explained;
+  CandidateList& ranked = out->ranked;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (ranked[i].estimate == plain) ranked.Change(i).estimate = explained;
   }
 }
 

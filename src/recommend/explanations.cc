@@ -122,30 +122,36 @@ void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const 
 }
 
 void ExplainRanking(const RecommendContext& ctx, Recommendation* out) {
-  auto& v = out->ranked;
+  CandidateList& v = out->ranked;
   if (v.size() > 1 && *v[0].total_cost > 0 && v[0].hours > 0) {
     const Candidate& first = v[0];
     const Candidate& second = v[1];
-    v[0].reasons.push_back(fmt::format(
+    std::string why = fmt::format(
         "ranks first by {}: the next ({} {}) is {}", ObjectiveName(ctx.options.objective),
         second.instance->name, PricingModeName(second.mode),
         ctx.options.objective == Objective::kFastest
             ? fmt::format("{:.1f}% slower", 100 * (second.hours / first.hours - 1))
-            : fmt::format("{:.1f}% dearer", 100 * (*second.total_cost / *first.total_cost - 1))));
+            : fmt::format("{:.1f}% dearer", 100 * (*second.total_cost / *first.total_cost - 1)));
+    v.Change(0).reasons.push_back(std::move(why));
   }
-  if (v.empty()) return;
+  if (v.empty() || !ctx.workload.is_training()) return;
   double fastest = v[0].hours;
   for (const Candidate& c : v) fastest = std::min(fastest, c.hours);
-  for (Candidate& c : v) {
-    const Accelerator* gpu = c.instance->gpu;
-    if (c.described && ctx.workload.is_training() && gpu &&
+  std::vector<std::pair<size_t, std::string>> old_generations;
+  size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    const Accelerator* gpu = it->instance->gpu;
+    if (it->described && gpu &&
         (gpu->architecture == "Kepler" || gpu->architecture == "Maxwell" ||
          gpu->architecture == "Pascal" || gpu->name == "T4")) {
-      c.warnings.push_back(
-          fmt::format("{} is an old generation for training: {:.1f}x the "
-                      "time of the fastest candidate",
-                      gpu->name, c.hours / fastest));
+      old_generations.emplace_back(
+          i, fmt::format("{} is an old generation for training: {:.1f}x the time of the "
+                         "fastest candidate",
+                         gpu->name, it->hours / fastest));
     }
+  }
+  for (auto& [index, warning] : old_generations) {
+    v.Change(index).warnings.push_back(std::move(warning));
   }
 }
 

@@ -138,23 +138,17 @@ void CandidatePass::KeepRanking(Objective objective, bool all_regions,
   rankings_[RankingSlot(objective, all_regions)] = std::move(ranking);
 }
 
-void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out) {
+bool RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out) {
   const std::vector<PricedOffer>& v = offers.feasible;
   const RecommendOptions& o = ctx.options;
   // A kept pass ranked the same way before: the same offers in the same order.
-  const bool shared = ctx.pass != nullptr && &offers == &ctx.pass->offers && out->ranked.empty();
-  if (shared) {
+  if (ctx.pass != nullptr && &offers == &ctx.pass->offers && out->ranked.empty()) {
     if (auto kept = ctx.pass->FindRanking(o.objective, o.all_regions)) {
-      if (size_t dropped = v.size() - kept->order.size(); dropped > 0 && !o.all_regions) {
+      if (size_t dropped = v.size() - kept->ranked.size(); dropped > 0 && !o.all_regions) {
         out->notes.push_back(DroppedRegionsNote(dropped));
       }
-      out->ranked.reserve(out->ranked.size() + kept->order.size());
-      for (size_t i = 0; i < kept->order.size(); ++i) {
-        Candidate& c = out->ranked.emplace_back();
-        MakeCandidateIn(ctx, v[kept->order[i]], ctx.describe_all, &c);
-        c.pareto = kept->pareto[i];
-      }
-      return;
+      out->ranked = kept->ranked;
+      return true;
     }
   }
   std::vector<RankKey> keys;
@@ -169,36 +163,42 @@ void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Rec
   }
   std::sort(keys.begin(), keys.end(), RanksBefore);
   // Candidates only for the offers kept.
-  out->ranked.reserve(out->ranked.size() + keys.size());
+  std::vector<Candidate>& ranked = out->ranked.Mutable();
+  ranked.reserve(ranked.size() + keys.size());
   for (const RankKey& key : keys) {
-    MakeCandidateIn(ctx, v[key.index], ctx.describe_all, &out->ranked.emplace_back());
+    MakeCandidateIn(ctx, v[key.index], ctx.describe_all, &ranked.emplace_back());
   }
-  MarkParetoFront(&out->ranked);
-  if (shared) {
-    auto ranking = std::make_shared<CandidatePass::Ranking>();
-    ranking->order.reserve(keys.size());
-    ranking->pareto.reserve(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      ranking->order.push_back(keys[i].index);
-      ranking->pareto.push_back(out->ranked[i].pareto);
-    }
-    ctx.pass->KeepRanking(o.objective, o.all_regions, std::move(ranking));
-  }
+  MarkParetoFront(&ranked);
+  return false;
+}
+
+void KeepRanking(const RecommendContext& ctx, const Recommendation& answer) {
+  if (ctx.pass == nullptr) return;
+  auto ranking = std::make_shared<CandidatePass::Ranking>();
+  ranking->ranked = answer.ranked;
+  ctx.pass->KeepRanking(ctx.options.objective, ctx.options.all_regions, std::move(ranking));
 }
 
 void DescribeShown(const RecommendContext& ctx, Recommendation* out) {
   const RecommendOptions& o = ctx.options;
-  for (size_t i = 0; i < out->ranked.size(); ++i) {
-    Candidate& c = out->ranked[i];
-    bool named = !o.describe_instances.empty() && AnyOf(o.describe_instances, c.instance->name);
-    if (o.top == 0 || i < o.top || c.pareto || named) {
-      DescribeCandidate(ctx, &c);
-    }
+  // Which first, then describe them: changing an element of a shared list copies it, and the
+  // walk over the list is cheapest before any is changed.
+  CandidateList& ranked = out->ranked;
+  std::vector<size_t> shown;
+  size_t i = 0;
+  for (auto it = ranked.begin(); it != ranked.end(); ++it, ++i) {
+    bool named = !o.describe_instances.empty() && AnyOf(o.describe_instances, it->instance->name);
+    if (!it->described && (o.top == 0 || i < o.top || it->pareto || named)) shown.push_back(i);
   }
+  for (size_t index : shown) DescribeCandidate(ctx, &ranked.Change(index));
   // --why-not asks about a type: its priced offers that were rejected get their bill too.
   if (o.describe_instances.empty()) return;
-  for (Candidate& c : out->rejected.Mutable()) {
-    if (AnyOf(o.describe_instances, c.instance->name)) DescribeCandidate(ctx, &c);
+  CandidateList& rejected = out->rejected;
+  for (size_t i = 0; i < rejected.size(); ++i) {
+    const Candidate& c = rejected[i];
+    if (!c.described && AnyOf(o.describe_instances, c.instance->name)) {
+      DescribeCandidate(ctx, &rejected.Change(i));
+    }
   }
 }
 

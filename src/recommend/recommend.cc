@@ -177,8 +177,11 @@ Status Recommend(const Catalog& catalog, const Workload& workload, const Recomme
   ctx.today_days = TodayDays();
   ctx.excluded_cost_lines = ExcludedCostLines(options.excluded_costs);
   std::shared_ptr<const CandidatePass> pass;  // holds the offers ranked, when kept
-  RankCandidates(ctx, PriceOrReuse(&ctx, out, &pass), out);
-  ExplainBestEstimate(&ctx, out);
+  // A kept ranking carries the first offer's estimate with its terms already.
+  if (!RankCandidates(ctx, PriceOrReuse(&ctx, out, &pass), out)) {
+    ExplainBestEstimate(&ctx, out);
+    KeepRanking(ctx, *out);
+  }
   DescribeShown(ctx, out);
   ExplainRanking(ctx, out);
   ProposeServingAlternatives(ctx, out);

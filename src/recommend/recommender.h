@@ -167,13 +167,13 @@ struct CandidatePass {
   std::shared_ptr<const Candidate> FindDescribed(const OfferKey& key) const;
   void KeepDescribed(const OfferKey& key, const Candidate& described) const;
 
-  // How an objective ranks the offers (ranking.cc): the offers kept, best first, as indices
-  // into offers.feasible (one per type, node count and mode unless all regions are listed), and
-  // which of them are on the Pareto front. A function of the pass, the objective and
-  // all_regions, kept for the next answer that ranks the pass the same way. Thread-safe.
+  // How an objective ranks the offers (ranking.cc): the candidates of the offers kept, best
+  // first (one per type, node count and mode unless all regions are listed), with their
+  // numbers and Pareto marks but not described. A function of the pass, the objective and
+  // all_regions, kept for the next answer that ranks the pass the same way, which shares the
+  // elements (CandidateList) and copies only those it shows. Thread-safe.
   struct Ranking {
-    std::vector<size_t> order;
-    std::vector<bool> pareto;  // by position in `order`
+    CandidateList ranked;
   };
   std::shared_ptr<const Ranking> FindRanking(Objective objective, bool all_regions) const;
   void KeepRanking(Objective objective, bool all_regions,
@@ -308,8 +308,12 @@ void PlanServing(const RecommendContext& ctx, const Estimate& e, bool describe, 
 void ProposeServingAlternatives(const RecommendContext& ctx, Recommendation* out);
 
 // ranking.cc: orders the feasible offers, folds regions, makes the candidates of the offers
-// kept (`out->ranked`) and marks the Pareto front.
-void RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out);
+// kept (`out->ranked`) and marks the Pareto front. Returns whether the candidates are those of
+// a ranking the pass kept (KeepRanking), which shares them.
+bool RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out);
+// ranking.cc: keeps the answer's ranked candidates, not yet described, with the pass (if any)
+// for the next answer that ranks it the same way.
+void KeepRanking(const RecommendContext& ctx, const Recommendation& answer);
 
 // explanations.cc: the reasons and warnings of one priced candidate.
 void ExplainCandidate(const RecommendContext& ctx, const InstanceType& t, const RegionPrice& r,

@@ -97,6 +97,26 @@ void WriteBestEstimate(const Workload& w, const Candidate& best, JsonWriter* out
   out->Written(text.best_estimate_json);
 }
 
+// The rejections grouped by the kind of reason (the text before a colon, without the numbers
+// that differ per candidate), sorted by it. A few kinds over hundreds of rejections, which come
+// in runs of one kind: a short list searched from the kind found last.
+std::vector<std::pair<std::string_view, int>> CountRejections(const CandidateList& rejected) {
+  std::vector<std::pair<std::string_view, int>> kinds;
+  size_t last = 0;
+  for (const Candidate& c : rejected) {
+    std::string_view reason = c.rejection;
+    reason = reason.substr(0, reason.find(':'));
+    if (last >= kinds.size() || kinds[last].first != reason) {
+      last = 0;
+      while (last < kinds.size() && kinds[last].first != reason) ++last;
+      if (last == kinds.size()) kinds.emplace_back(reason, 0);
+    }
+    ++kinds[last].second;
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return kinds;
+}
+
 void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Recommendation& r,
                          const RecommendationJsonOptions& how, JsonWriter* out) {
   out->BeginObject();
@@ -147,15 +167,9 @@ void WriteRecommendation(const Workload& w, const RecommendOptions& o, const Rec
     WriteCandidate(r.ranked[i], o.currency, out);
   }
   out->EndArray();
-  // Grouped by the kind of reason, without the numbers that differ per candidate.
-  std::map<std::string_view, int> rejected;
-  for (const Candidate& c : r.rejected) {
-    std::string_view reason = c.rejection;
-    ++rejected[reason.substr(0, reason.find(':'))];
-  }
   out->Key("rejected");
   out->BeginObject();
-  for (const auto& [reason, count] : rejected) out->Field(reason, count);
+  for (const auto& [reason, count] : CountRejections(r.rejected)) out->Field(reason, count);
   out->EndObject();
   out->Field("schema", "cloudfit.recommend/v2");
   out->Key("workload");
