@@ -238,6 +238,32 @@ TEST(SharedPassTest, ShowingOffersLeavesTheKeptRankingUndescribed) {
   EXPECT_EQ(first.ranked[0].reasons, second.ranked[0].reasons);
 }
 
+// The plot's points of an answer that shares a kept ranking are kept text: they must read
+// as a fresh answer's do, whatever the answers sharing the ranking showed before.
+TEST(SharedPassTest, AnswersOfAKeptRankingWriteTheSamePointsAsAFreshAnswer) {
+  Workload w = Finalized({{"kind", "lora"}, {"model", "Llama-3.1-8B"}, {"tokens", "5e7"}});
+  RecommendOptions o;
+  o.top = 3;
+  RecommendationJsonOptions how;
+  how.top = 3;
+  how.points = true;
+  Recommendation fresh;
+  ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &fresh, nullptr).ok());
+  std::string expected;
+  AppendRecommendationJson(w, o, fresh, how, &expected);
+  ASSERT_NE(expected.find("\"points\":[{"), std::string::npos);
+  WorkloadEstimates shared;
+  for (size_t top : {10, 3, 3}) {
+    o.top = top;
+    Recommendation r;
+    ASSERT_TRUE(Recommend(testing::BuiltInCatalog(), w, o, &r, &shared).ok());
+    if (top != 3) continue;
+    std::string text;
+    AppendRecommendationJson(w, o, r, how, &text);
+    EXPECT_EQ(text, expected);
+  }
+}
+
 // --why-not words the bills of a type's rejected offers: in the answer that asked, never in the
 // pass the next request shares.
 TEST(SharedPassTest, DescribingRejectionsLeavesTheSharedPassAsItWas) {

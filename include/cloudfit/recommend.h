@@ -210,18 +210,19 @@ class CandidateList {
   };
 
   const_iterator begin() const {
-    return const_iterator(items_ ? items_->data() : nullptr, 0, changed_.begin(), changed_.end());
+    return const_iterator(shared_ ? shared_->items.data() : nullptr, 0, changed_.begin(),
+                          changed_.end());
   }
   const_iterator end() const {
     return const_iterator(nullptr, size(), changed_.end(), changed_.end());
   }
-  size_t size() const { return items_ ? items_->size() : 0; }
+  size_t size() const { return shared_ ? shared_->items.size() : 0; }
   bool empty() const { return size() == 0; }
   const Candidate& operator[](size_t i) const {
     if (!changed_.empty()) {
       if (auto it = changed_.find(i); it != changed_.end()) return it->second;
     }
-    return (*items_)[i];
+    return shared_->items[i];
   }
   const Candidate& front() const { return (*this)[0]; }
   const Candidate& back() const { return (*this)[size() - 1]; }
@@ -230,27 +231,54 @@ class CandidateList {
   // else a copy kept beside them. The reference stays valid until the list itself changes.
   Candidate& Change(size_t i) {
     if (auto it = changed_.find(i); it != changed_.end()) return it->second;
-    if (items_.use_count() == 1) return (*items_)[i];
-    return changed_.emplace(i, (*items_)[i]).first->second;
+    if (shared_.use_count() == 1) {
+      shared_->kept_text.reset();
+      return shared_->items[i];
+    }
+    return changed_.emplace(i, shared_->items[i]).first->second;
   }
 
   void push_back(Candidate c) { Mutable().push_back(std::move(c)); }
   void reserve(size_t n) { Mutable().reserve(n); }
   // The elements, this list's own (copied first when shared, the changed ones in place).
   std::vector<Candidate>& Mutable() {
-    if (!items_) {
-      items_ = std::make_shared<std::vector<Candidate>>();
-    } else if (items_.use_count() > 1) {
-      items_ = std::make_shared<std::vector<Candidate>>(*items_);
+    if (!shared_) {
+      shared_ = std::make_shared<Shared>();
+    } else if (shared_.use_count() > 1) {
+      auto own = std::make_shared<Shared>();
+      own->items = shared_->items;
+      shared_ = std::move(own);
     }
-    for (auto& [i, c] : changed_) (*items_)[i] = std::move(c);
+    shared_->kept_text.reset();
+    for (auto& [i, c] : changed_) shared_->items[i] = std::move(c);
     changed_.clear();
-    return *items_;
+    return shared_->items;
+  }
+
+  // Text about the shared elements, made by `make(elements)` the first time a copy asks and
+  // kept with them for the other copies (the server's plot points, ~60 KB for each answer of a
+  // kept ranking). `make` sees the elements as shared, without this list's changed ones: it
+  // may read only what Change leaves as it was (an answer changes the words, the bill and the
+  // estimate's terms of the offers it shows, never their numbers or Pareto marks). One text per
+  // list; `make` must always be the same function.
+  template <typename Make>
+  std::shared_ptr<const std::string> KeptText(const Make& make) const {
+    if (!shared_) return std::make_shared<const std::string>(make(std::vector<Candidate>()));
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    if (!shared_->kept_text) {
+      shared_->kept_text = std::make_shared<const std::string>(make(shared_->items));
+    }
+    return shared_->kept_text;
   }
 
  private:
-  std::shared_ptr<std::vector<Candidate>> items_;  // null when empty
-  std::map<size_t, Candidate> changed_;            // by index: elements changed here alone
+  struct Shared {
+    std::vector<Candidate> items;
+    std::mutex mutex;  // guards kept_text
+    std::shared_ptr<const std::string> kept_text;
+  };
+  std::shared_ptr<Shared> shared_;       // null when empty
+  std::map<size_t, Candidate> changed_;  // by index: elements changed here alone
 };
 
 struct Recommendation {

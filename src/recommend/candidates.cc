@@ -15,13 +15,20 @@ namespace cloudfit {
 
 namespace {
 
-Status CheckNames(const std::vector<std::string>& wanted, const std::set<std::string>& known,
+// Each name of `wanted` is one that `each_known` gives (ignoring case); the known names are
+// gathered only to say which an unknown one may have meant. `each_known(visit)` calls
+// visit(name) for every known name until visit returns true.
+template <typename EachKnown>
+Status CheckNames(const std::vector<std::string>& wanted, const EachKnown& each_known,
                   const char* field) {
   for (const std::string& w : wanted) {
     if (Status named = CheckName(field, w); !named.ok()) return named;
-    bool found = false;
-    for (const std::string& k : known) found |= ToLower(k) == ToLower(w);
-    if (found) continue;
+    if (each_known([&](const std::string& k) { return EqualsIgnoringCase(k, w); })) continue;
+    std::set<std::string> known;
+    each_known([&](const std::string& k) {
+      known.insert(k);
+      return false;  // every name
+    });
     std::vector<std::string> names(known.begin(), known.end());
     return Status::InvalidArgument(fmt::format("{}: unknown value '{}'{}", field, Shown(w),
                                                DidYouMean(ClosestNames(w, names))));
@@ -354,16 +361,23 @@ Status ValidateRecommendOptions(RecommendContext* ctx) {
     }
   }
 
-  // The names a request may use, gathered only when it names some.
-  std::set<std::string> providers, regions;
-  if (!o.providers.empty() || !o.regions.empty()) {
+  // The names a request may use: those of the catalog's instances and their regions.
+  auto each_provider = [&](const auto& visit) {
     for (const InstanceType& t : catalog.instances()) {
-      providers.insert(t.provider);
-      for (const RegionPrice& r : t.regions) regions.insert(r.region);
+      if (visit(t.provider)) return true;
     }
-  }
-  Status s = CheckNames(o.providers, providers, "providers");
-  if (s.ok()) s = CheckNames(o.regions, regions, "regions");
+    return false;
+  };
+  auto each_region = [&](const auto& visit) {
+    for (const InstanceType& t : catalog.instances()) {
+      for (const RegionPrice& r : t.regions) {
+        if (visit(r.region)) return true;
+      }
+    }
+    return false;
+  };
+  Status s = CheckNames(o.providers, each_provider, "providers");
+  if (s.ok()) s = CheckNames(o.regions, each_region, "regions");
   for (const std::string& g : o.gpus) {
     const Accelerator* a = nullptr;
     if (s.ok() && !(s = catalog.FindAccelerator(g, &a)).ok()) {

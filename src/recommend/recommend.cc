@@ -45,9 +45,8 @@ std::string Money(double amount, const std::string& currency) {
 
 bool AnyOf(const std::vector<std::string>& wanted, const std::string& value) {
   if (wanted.empty()) return true;
-  std::string key = ToLower(value);
   return std::any_of(wanted.begin(), wanted.end(),
-                     [&](const std::string& w) { return ToLower(w) == key; });
+                     [&](const std::string& w) { return EqualsIgnoringCase(w, value); });
 }
 
 bool ParseObjective(std::string_view name, Objective* out) {

@@ -52,9 +52,10 @@ void WriteCosts(const std::vector<CostLine>& lines, JsonWriter* out) {
 }
 
 // Every feasible candidate as a point of the time-versus-cost plot (the web page draws them).
-void WritePoints(const Recommendation& r, JsonWriter* out) {
+template <typename Candidates>
+void WritePointsOf(const Candidates& ranked, JsonWriter* out) {
   out->BeginArray();
-  for (const Candidate& c : r.ranked) {
+  for (const Candidate& c : ranked) {
     out->BeginObject();
     out->Field("hours", c.hours);
     out->Field("instance_type", c.instance->name);
@@ -66,6 +67,20 @@ void WritePoints(const Recommendation& r, JsonWriter* out) {
     out->EndObject();
   }
   out->EndArray();
+}
+
+// The points read only numbers and marks an answer never changes (CandidateList::KeptText): the
+// answers of a kept ranking share their text.
+void WritePoints(const Recommendation& r, JsonWriter* out) {
+  if (!out->compact()) return WritePointsOf(r.ranked, out);
+  std::shared_ptr<const std::string> text =
+      r.ranked.KeptText([](const std::vector<Candidate>& ranked) {
+        std::string json;
+        JsonWriter kept_writer(&json);
+        WritePointsOf(ranked, &kept_writer);
+        return json;
+      });
+  out->Written(*text);
 }
 
 void WriteHints(const std::vector<FitHint>& hints, JsonWriter* out) {

@@ -18,6 +18,9 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
 std::string ToLower(std::string_view s);
+// Whether a and b are equal but for the case of ASCII letters (ToLower(a) == ToLower(b),
+// without making either).
+bool EqualsIgnoringCase(std::string_view a, std::string_view b);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 // Splits on `separator`, trims each piece and drops empty ones.
