@@ -63,7 +63,8 @@ for name in "${names[@]}"; do
   cp -n fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
   args=(-max_total_time="$seconds" ${runs_limit:+-runs="$runs_limit"} -dict=fuzz/dict/"$name".dict -artifact_prefix="$findings/"
         -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
-  echo "== $name: ${runs_limit:+$runs_limit executions}${runs_limit:-$seconds s}, $jobs job(s)"
+  if [ -n "$runs_limit" ]; then limit="$runs_limit executions"; else limit="$seconds s"; fi
+  echo "== $name: $limit, $jobs job(s)"
   status=0
   if [ "$jobs" -gt 1 ]; then
     # -fork keeps going after a finding and merges new coverage into the corpus.
