@@ -153,6 +153,33 @@ TEST(SharedPassTest, KeptRankingsAndNotesAreFoundOnlyTheWayTheyWereMade) {
   EXPECT_EQ(note, "");
 }
 
+// A pass keeps the rankings made last, up to a number of candidates in all (each ranking holds
+// its candidates): older ones are dropped, and one over the budget alone is not kept.
+TEST(SharedPassTest, APassKeepsTheRankingsMadeLast) {
+  auto ranking_of = [](size_t candidates) {
+    auto r = std::make_shared<CandidatePass::Ranking>();
+    r->ranked.Mutable().resize(candidates);
+    return r;
+  };
+  const size_t third = CandidatePass::kMaxKeptCandidates / 3;
+  CandidatePass pass;
+  auto cheapest = ranking_of(third), fastest = ranking_of(third), balanced = ranking_of(third);
+  pass.KeepRanking(Objective::kCheapest, false, cheapest);
+  pass.KeepRanking(Objective::kFastest, false, fastest);
+  pass.KeepRanking(Objective::kCheapest, false, cheapest);  // made again: the most recent now
+  pass.KeepRanking(Objective::kBalanced, false, balanced);
+  EXPECT_EQ(pass.FindRanking(Objective::kFastest, false), fastest) << "three fit";
+  auto all_regions = ranking_of(2 * third);
+  pass.KeepRanking(Objective::kCheapest, true, all_regions);
+  EXPECT_EQ(pass.FindRanking(Objective::kFastest, false), nullptr) << "the oldest is dropped";
+  EXPECT_EQ(pass.FindRanking(Objective::kCheapest, false), nullptr) << "and the next";
+  EXPECT_EQ(pass.FindRanking(Objective::kBalanced, false), balanced);
+  EXPECT_EQ(pass.FindRanking(Objective::kCheapest, true), all_regions);
+  pass.KeepRanking(Objective::kFastest, true, ranking_of(CandidatePass::kMaxKeptCandidates + 1));
+  EXPECT_EQ(pass.FindRanking(Objective::kFastest, true), nullptr) << "too large to keep";
+  EXPECT_EQ(pass.FindRanking(Objective::kBalanced, false), balanced) << "and drops nothing";
+}
+
 TEST(CandidateListTest, CopiesShareUntilOneIsChanged) {
   CandidateList a;
   EXPECT_TRUE(a.empty());

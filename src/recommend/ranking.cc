@@ -135,7 +135,21 @@ std::shared_ptr<const CandidatePass::Ranking> CandidatePass::FindRanking(Objecti
 void CandidatePass::KeepRanking(Objective objective, bool all_regions,
                                 std::shared_ptr<const Ranking> ranking) const {
   std::lock_guard<std::mutex> lock(described_mutex_);
-  rankings_[RankingSlot(objective, all_regions)] = std::move(ranking);
+  const size_t slot = RankingSlot(objective, all_regions);
+  // The most recently kept last; past kMaxKeptCandidates the oldest are dropped. A ranking
+  // over the budget alone is not kept: its answers make their candidates each time.
+  if (ranking->ranked.size() > kMaxKeptCandidates) return;
+  std::erase(ranking_recency_, slot);
+  ranking_recency_.push_back(slot);
+  rankings_[slot] = std::move(ranking);
+  size_t kept = 0;
+  for (size_t s : ranking_recency_) kept += rankings_[s]->ranked.size();
+  while (kept > kMaxKeptCandidates) {
+    size_t oldest = ranking_recency_.front();
+    kept -= rankings_[oldest]->ranked.size();
+    rankings_[oldest] = nullptr;
+    ranking_recency_.erase(ranking_recency_.begin());
+  }
 }
 
 bool RankCandidates(const RecommendContext& ctx, const PricedOffers& offers, Recommendation* out) {

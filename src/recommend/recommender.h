@@ -175,6 +175,13 @@ struct CandidatePass {
   struct Ranking {
     CandidateList ranked;
   };
+  // A ranking holds its candidates (~0.6 KB each: 300-600 over the built-in catalog, ~1,600
+  // with all regions listed) and, once served, the plot's points (~150 bytes each). A pass
+  // keeps the rankings made last up to kMaxKeptCandidates in all (over the built-in catalog,
+  // the last one or two objectives asked for without all regions, which is what repeated
+  // requests ask); one over the budget alone is not kept. It bounds what a server keeps
+  // (EstimateCache: 32 workloads x 4 passes, ~0.8 MB of rankings each at most).
+  static constexpr size_t kMaxKeptCandidates = 1000;
   std::shared_ptr<const Ranking> FindRanking(Objective objective, bool all_regions) const;
   void KeepRanking(Objective objective, bool all_regions,
                    std::shared_ptr<const Ranking> ranking) const;
@@ -192,6 +199,7 @@ struct CandidatePass {
   mutable std::map<OfferKey, std::shared_ptr<const Candidate>> described_;
   // By RankingSlot(objective, all_regions).
   mutable std::shared_ptr<const Ranking> rankings_[2 * 3];
+  mutable std::vector<size_t> ranking_recency_;  // slots kept, the most recent last
   struct StaleNote {
     int today_days = -1;  // none kept
     std::string note;
