@@ -10,17 +10,10 @@ duration=${1:-60}
 connections=${2:-8}
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
 
-log=$(mktemp)
 script=$(mktemp --suffix=.lua)
-"$binary" serve --port 0 --threads "${THREADS:-4}" > "$log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$log" "$script"' EXIT
-for _ in $(seq 50); do
-  grep -q 'serving http' "$log" && break
-  sleep 0.1
-done
-url=$(grep -o 'http://[0-9.]*:[0-9]*/' "$log" | head -1)
-[ -n "$url" ] || { echo "server did not start:"; cat "$log"; exit 1; } >&2
+source bench/start_server.sh
+cleanup_files+=("$script")
+start_server
 
 # A mixed but fixed workload, so runs compare: one LoRA fine-tune across two providers.
 cat > "$script" <<'LUA'
@@ -37,7 +30,6 @@ done = function(summary, latency, requests)
 end
 LUA
 
-rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
 curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
   --data '{"workload": {"kind": "lora", "model": "Llama-3.1-8B"}}' "${url}v1/recommend"
 before=$(rss_kib)

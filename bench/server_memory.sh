@@ -9,17 +9,8 @@ binary=${CLOUDFIT:-build/cloudfit}
 workloads=${1:-32}
 # Exit status 77 (a skip for CTest) without curl.
 command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 77; }
-log=$(mktemp)
-"$binary" serve --port 0 --threads 2 > "$log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 50); do
-  grep -q 'serving http' "$log" && break
-  sleep 0.1
-done
-url=$(grep -o 'http://[0-9.]*:[0-9]*/' "$log" | head -1)
-[ -n "$url" ] || { echo "server did not start:"; cat "$log"; exit 1; } >&2
-rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
+source bench/start_server.sh
+THREADS=2 start_server
 echo "server RSS at start: $(rss_kib) KiB"
 for w in $(seq "$workloads"); do
   for budget in 1e9 2e9 3e9 4e9; do

@@ -1,0 +1,19 @@
+# Sourced by the server benchmarks: starts `$binary serve` on a free port with THREADS workers
+# (default 4), waits until it listens, and sets `server` (its pid), `url` and rss_kib (its
+# resident memory); the server is stopped, and the files in `cleanup_files` removed, on exit.
+start_server() {
+  local log
+  log=$(mktemp)
+  cleanup_files+=("$log")
+  "$binary" serve --port 0 --threads "${THREADS:-4}" > "$log" 2>&1 &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true; rm -f "${cleanup_files[@]}"' EXIT
+  for _ in $(seq 50); do
+    grep -q 'serving http' "$log" && break
+    sleep 0.1
+  done
+  url=$(grep -o 'http://[0-9.]*:[0-9]*/' "$log" | head -1)
+  [ -n "$url" ] || { echo "server did not start:"; cat "$log"; exit 1; } >&2
+}
+cleanup_files=()
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
