@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "cloudfit/workload.h"
@@ -340,6 +345,32 @@ TEST_F(ServerTest, ASecondServerOnTheSamePortFailsToBind) {
   EXPECT_FALSE(second.Bind(&error)) << "two servers would split the traffic";
   EXPECT_NE(error.find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos)
       << error;
+}
+
+// The workers run below the I/O thread's priority, so that health checks and static routes,
+// answered by the I/O thread, never wait behind a recommendation for a core.
+TEST_F(ServerTest, WorkersRunBelowTheIoThreadsPriority) {
+  ASSERT_TRUE(client_->Get("/healthz"));  // the workers are running
+  auto nice_of = [](const std::string& task) {
+    std::ifstream stat("/proc/self/task/" + task + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // After the command name's closing parenthesis: state is field 3, nice field 19.
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i) {
+    }
+    return std::stoi(field);
+  };
+  const int base = nice_of(std::to_string(gettid()));
+  int lower = 0, same = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    int nice = nice_of(entry.path().filename().string());
+    lower += nice > base;
+    same += nice == base;
+  }
+  if (base >= 19) GTEST_SKIP() << "already at the lowest priority";
+  EXPECT_GE(lower, 1) << "the workers";
+  EXPECT_GE(same, 2) << "this thread and the server's I/O thread";
 }
 
 TEST_F(ServerTest, ConcurrentRequestsAllAnswered) {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# /healthz as a liveness probe sees it while the server is loaded: wrk keeps CONNECTIONS
+# connections (default 256) busy with POST /v1/recommend (bench/server_load.sh's request) for
+# DURATION seconds (default 20), while one client sends PROBES /healthz requests (default 500,
+# one at a time, each on a new connection as a probe does) and prints their latency percentiles
+# (curl's time_total: connect, request and response). Needs wrk and curl.
+# Usage: bench/healthz_under_load.sh [duration_s] [connections] [probes]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=${CLOUDFIT:-build/cloudfit}
+duration=${1:-20}
+connections=${2:-256}
+probes=${3:-500}
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
+command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 1; }
+script=$(mktemp --suffix=.lua)
+times=$(mktemp)
+source bench/start_server.sh
+cleanup_files+=("$script" "$times")
+start_server
+cat > "$script" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},' ..
+           ' "options": {"top": 5, "providers": ["aws", "gcp"]}}'
+LUA
+wrk -t 2 -c "$connections" -d "${duration}s" -s "$script" "${url}v1/recommend" > /dev/null &
+load=$!
+sleep 2  # the load at full strength
+for _ in $(seq "$probes"); do
+  kill -0 "$load" 2>/dev/null || break
+  curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "${url}healthz" >> "$times"
+done
+wait "$load"
+sort -k2 -g "$times" | awk -v c="$connections" '
+  { n++; ok += ($1 == 200); t[n] = $2 * 1000 }
+  END {
+    if (n == 0) { print "no probe ran"; exit 1 }
+    printf "/healthz probes under %d loaded connections: %d, %d answered 200; ", c, n, ok
+    printf "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", t[int(n * 0.5) + (n * 0.5 > int(n * 0.5))],
+           t[int(n * 0.99) + (n * 0.99 > int(n * 0.99))], t[n]
+    exit (ok == n ? 0 : 1)
+  }'
