@@ -112,11 +112,12 @@ TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
                   0.02 * a100.peak_matrix_flops);
 }
 
-// llama.cpp's decode kernels are bound by the instructions an SM issues per weight byte, so
-// what an SM streams scales with its clock: the A100's 108 SMs at 1,410 MHz stream no more than
-// 108 x 1.41 / 1.5 of the per-SM figure, whatever its HBM allows. PyTorch's latency-bound
-// kernels keep the figure unscaled.
-TEST(PhysicsTest, LlamaCppPerSmThroughputScalesWithTheSmClock) {
+// What an SM streams in memory-bound kernels scales with its clock: llama.cpp's decode kernels
+// are bound by the instructions an SM issues per weight byte, and PyTorch's keep a number of
+// requests in flight over a latency counted in the SM's cycles. The A100's 108 SMs at 1,410 MHz
+// stream no more than 108 x 1.41 / 1.5 of the per-SM figure, whatever its HBM allows; an H100
+// SM at 1,830 MHz streams 1.83 / 1.41 as much as an A100 SM.
+TEST(PhysicsTest, PerSmThroughputScalesWithTheSmClock) {
   const Catalog& catalog = testing::BuiltInCatalog();
   DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
   ASSERT_NEAR(a100.sm_clock_ghz, 1.41, 1e-9);
@@ -125,8 +126,15 @@ TEST(PhysicsTest, LlamaCppPerSmThroughputScalesWithTheSmClock) {
   EXPECT_NEAR(StackBandwidth(a100, llama, 1.0), 108 * llama.sm_bytes_per_s * 1.41 / 1.5,
               1e-6 * llama.sm_bytes_per_s);
   StackProfile pytorch = LoadStackProfile(catalog.efficiency(), "pytorch", a100);
+  ASSERT_GT(pytorch.sm_bytes_per_s, 0);
   EXPECT_NEAR(StackBandwidth(a100, pytorch, 1.0),
-              std::min(a100.bandwidth, 108 * pytorch.sm_bytes_per_s), 1e-6 * a100.bandwidth);
+              std::min(a100.bandwidth, 108 * pytorch.sm_bytes_per_s * 1.41 / 1.5),
+              1e-6 * a100.bandwidth);
+  DeviceModel h100 = Device("H100-SXM5-80GB", NumericFormat::kFp16);
+  ASSERT_NEAR(h100.sm_clock_ghz, 1.83, 1e-9);
+  EXPECT_NEAR(StackBandwidth(h100, pytorch, 1.0),
+              std::min(h100.bandwidth, 132 * pytorch.sm_bytes_per_s * 1.83 / 1.5),
+              1e-6 * h100.bandwidth);
 }
 
 // The weight gradient of a recurrence is computed as its software computes it: cuDNN's RNN
