@@ -119,8 +119,11 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 }
 
 // The generalisation figures of the training rows (train_throughput.csv: ten models on six GPUs,
-// 1-8 GPUs each), with the report's two passes. Measured 2026-11-24 on these 320 rows: leave one
-// GPU out 14.4% median, 33.1% p90; leave one model out 17.7%, 52.5% (before Transformer-XL's
+// 1-8 GPUs each), with the report's two passes. Measured 2026-11-25 on these 320 rows: leave one
+// GPU out 13.2% median, 30.7% p90; leave one model out 14.2%, 41.5% (before PyTorch's per-SM
+// throughput scaled with the SM clock: 13.8%/32.2% and 15.1%/42.4%; before Tacotron 2's calls
+// that launch no kernel, its per-frame select and Hopper's CUDA 11.8 matrix rate: 14.4%/33.1%
+// and 17.7%/52.5%; before Transformer-XL's
 // QKV projection over the remembered segment: 15.8%/34.3% and 21.4%/52.8%; before the recurrent
 // weight gradients of cuDNN and of host step loops: 16.2%/36.9% and 20.9%/67.5%; before the
 // data-parallel layout, Tacotron's fitted rows, FP32 Winograd and GNMT's padding: 21.6%/54.0% and
@@ -147,7 +150,7 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     Holdout holdout;
     double median, p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.15, 0.35}, Bound{Holdout::kModel, 0.185, 0.55}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.135, 0.31}, Bound{Holdout::kModel, 0.145, 0.42}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     const ErrorStats& s = cv.stats["training_throughput"];
@@ -167,14 +170,21 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
 TEST(CalibrationFitTest, DISABLED_PrintCrossValidatedRows) {
   std::string shared = testing::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent";
+  // CLOUDFIT_CATALOG=DIR scores a changed copy of data/ without a rebuild.
   Catalog catalog;
-  ASSERT_TRUE(Catalog::LoadBuiltIn(&catalog).ok());
+  ASSERT_TRUE(Catalog::LoadDefault("", &catalog).ok());
   std::vector<CalibrationCase> cases;
   std::vector<SkippedRow> skipped;
   ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
-  // CLOUDFIT_CV_LLM_ONLY=1 keeps the LLM rows (seconds instead of minutes).
+  // CLOUDFIT_CV_LLM_ONLY=1 keeps the LLM rows (seconds instead of minutes);
+  // CLOUDFIT_CV_TRAINING_ONLY=1 the training rows.
   if (const char* llm = std::getenv("CLOUDFIT_CV_LLM_ONLY"); llm != nullptr && *llm == '1') {
     cases = LlmCases(catalog, shared);
+  }
+  if (const char* t = std::getenv("CLOUDFIT_CV_TRAINING_ONLY"); t != nullptr && *t == '1') {
+    std::erase_if(cases, [](const CalibrationCase& c) {
+      return c.family != MetricFamily::kTrainingThroughput;
+    });
   }
   FitOptions options;
   options.passes = 2;

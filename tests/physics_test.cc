@@ -112,11 +112,12 @@ TEST(PhysicsTest, GeForceHalvesTheTensorRateWithFp32Accumulate) {
                   0.02 * a100.peak_matrix_flops);
 }
 
-// llama.cpp's decode kernels are bound by the instructions an SM issues per weight byte, so
-// what an SM streams scales with its clock: the A100's 108 SMs at 1,410 MHz stream no more than
-// 108 x 1.41 / 1.5 of the per-SM figure, whatever its HBM allows. PyTorch's latency-bound
-// kernels keep the figure unscaled.
-TEST(PhysicsTest, LlamaCppPerSmThroughputScalesWithTheSmClock) {
+// What an SM streams in memory-bound kernels scales with its clock: llama.cpp's decode kernels
+// are bound by the instructions an SM issues per weight byte, and PyTorch's keep a number of
+// requests in flight over a latency counted in the SM's cycles. The A100's 108 SMs at 1,410 MHz
+// stream no more than 108 x 1.41 / 1.5 of the per-SM figure, whatever its HBM allows; an H100
+// SM at 1,830 MHz streams 1.83 / 1.41 as much as an A100 SM.
+TEST(PhysicsTest, PerSmThroughputScalesWithTheSmClock) {
   const Catalog& catalog = testing::BuiltInCatalog();
   DeviceModel a100 = Device("A100-SXM4-80GB", NumericFormat::kFp16);
   ASSERT_NEAR(a100.sm_clock_ghz, 1.41, 1e-9);
@@ -125,8 +126,15 @@ TEST(PhysicsTest, LlamaCppPerSmThroughputScalesWithTheSmClock) {
   EXPECT_NEAR(StackBandwidth(a100, llama, 1.0), 108 * llama.sm_bytes_per_s * 1.41 / 1.5,
               1e-6 * llama.sm_bytes_per_s);
   StackProfile pytorch = LoadStackProfile(catalog.efficiency(), "pytorch", a100);
+  ASSERT_GT(pytorch.sm_bytes_per_s, 0);
   EXPECT_NEAR(StackBandwidth(a100, pytorch, 1.0),
-              std::min(a100.bandwidth, 108 * pytorch.sm_bytes_per_s), 1e-6 * a100.bandwidth);
+              std::min(a100.bandwidth, 108 * pytorch.sm_bytes_per_s * 1.41 / 1.5),
+              1e-6 * a100.bandwidth);
+  DeviceModel h100 = Device("H100-SXM5-80GB", NumericFormat::kFp16);
+  ASSERT_NEAR(h100.sm_clock_ghz, 1.83, 1e-9);
+  EXPECT_NEAR(StackBandwidth(h100, pytorch, 1.0),
+              std::min(h100.bandwidth, 132 * pytorch.sm_bytes_per_s * 1.83 / 1.5),
+              1e-6 * h100.bandwidth);
 }
 
 // The weight gradient of a recurrence is computed as its software computes it: cuDNN's RNN
@@ -161,6 +169,67 @@ TEST(PhysicsTest, RecurrentWeightGradientsFollowTheSoftware) {
                  backward(OpKind::kGemmSequential, 100).groups["recurrent"].bytes;
   EXPECT_GE(extra, 99 * 12 * op.n * op.k);
   EXPECT_GT(loop.seconds(), backward(OpKind::kGemmSequential, 100).seconds());
+}
+
+// A call that launches no kernel (a view, a reshape, a weight's t()) costs host dispatch in
+// forward and in its autograd node, and nothing on the device; selecting one step of a tensor
+// materialises the whole tensor's gradient in backward at every step (select_backward's zero
+// fill and copy, then autograd's accumulation: four times the tensor), which Tacotron 2's
+// decoder pays once per frame for its prenet output.
+TEST(PhysicsTest, ViewsCostTheHostAndSelectsMaterialiseTheirGradient) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  DeviceModel d = Device("A100-SXM4-80GB", NumericFormat::kTf32);
+  StackProfile stack = LoadStackProfile(catalog.efficiency(), "pytorch", d);
+  Operator view;
+  view.kind = OpKind::kView;
+  view.repeats = 25;
+  for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+    PassTime t = TimePass({view}, 64, pass, d, stack);
+    EXPECT_DOUBLE_EQ(t.device_s, 0);
+    EXPECT_DOUBLE_EQ(t.kernels, 0);
+    EXPECT_NEAR(t.host_s, 25 * stack.dispatch_s, 1e-15);
+  }
+  Operator select = view;
+  select.repeats = 870;
+  select.read_elements = 871 * 256;
+  select.written_elements = 256;
+  PassTime forward = TimePass({select}, 64, Pass::kForward, d, stack);
+  EXPECT_DOUBLE_EQ(forward.device_s, 0);
+  PassTime backward = TimePass({select}, 64, Pass::kBackward, d, stack);
+  EXPECT_DOUBLE_EQ(backward.kernels, 3 * 870);
+  EXPECT_NEAR(backward.groups["view"].bytes, 870 * 64 * 4.0 * (4 * 871 * 256 + 2 * 256),
+              1e-6 * backward.groups["view"].bytes);
+  // Tacotron 2's operator list has both, and its decoder's host time grows with them.
+  const Model* tacotron = nullptr;
+  ASSERT_TRUE(catalog.FindModel("Tacotron 2", &tacotron).ok());
+  double views = 0;
+  for (const Operator& op : tacotron->operators) {
+    if (op.kind == OpKind::kView) views += op.repeats;
+  }
+  EXPECT_DOUBLE_EQ(views, 26 * 870);
+}
+
+// Libraries built before CUDA 12.0 have no Hopper (wgmma/TMA) kernels: a harness on CUDA 11.8
+// multiplies matrices on an H100 at two thirds of the rate CUDA 12's libraries reach (Luo et al.
+// 2025: TMA + wgmma give matrix multiplication 1.5x). Ampere boards and a current toolkit are
+// unaffected.
+TEST(PhysicsTest, HopperMatrixRatesNeedACuda12Toolkit) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  auto device = [&](const std::string& gpu, double cuda) {
+    HardwareSpec spec;
+    spec.gpu = gpu;
+    Hardware hw;
+    EXPECT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+    DeviceModel d = BuildDeviceModel(catalog.efficiency(), hw, NumericFormat::kFp16, RateScale{});
+    ApplySoftwareToolkit(catalog.efficiency(), hw, cuda, &d);
+    return d;
+  };
+  double current = device("H100-SXM5-80GB", 0).matrix_flops;
+  EXPECT_DOUBLE_EQ(device("H100-SXM5-80GB", 12.4).matrix_flops, current);
+  EXPECT_NEAR(device("H100-SXM5-80GB", 11.8).matrix_flops, current / 1.5, 0.001 * current);
+  EXPECT_GT(device("H100-SXM5-80GB", 11.8).notes.size(), device("H100-SXM5-80GB", 0).notes.size());
+  double a100 = device("A100-SXM4-80GB", 0).matrix_flops;
+  EXPECT_DOUBLE_EQ(device("A100-SXM4-80GB", 11.8).matrix_flops, a100);
 }
 
 // Transformer-XL runs its QKV projection over the remembered segment and the current one

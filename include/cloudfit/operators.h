@@ -40,8 +40,14 @@ enum class OpKind {
   // once per step from Python): like kGemmSequential forward, but autograd computes each step's
   // weight gradient on its own and adds it into the parameter's gradient.
   kGemmStep,
+  // An indexing or view call (select, squeeze, transpose, a weight's t()) that launches no
+  // kernel: host dispatch only, forward and in its autograd node. Selecting one step of a tensor
+  // (`read_elements` = the whole tensor, `written_elements` = the slice) materialises the whole
+  // tensor's gradient in backward: a zero fill, the slice's copy, and autograd adds it into the
+  // tensor's gradient.
+  kView,
 };
-inline constexpr int kOpKindCount = 16;
+inline constexpr int kOpKindCount = 17;
 
 // "gemm", "conv", "gemm_sequential", ... as data/operators.csv spells them.
 std::string_view OpKindName(OpKind kind);
@@ -49,7 +55,8 @@ bool ParseOpKind(std::string_view name, OpKind* out);
 // Whether the kind's time is set by its arithmetic (matrix units) rather than its memory traffic.
 bool IsMatrixKind(OpKind kind);
 // The operator group a kind reports under in --explain and takes its efficiency from: matmul,
-// conv, attention, normalization, activation, elementwise, softmax, embedding, loss, recurrent.
+// conv, attention, normalization, activation, elementwise, softmax, embedding, loss, recurrent,
+// view.
 std::string_view OpGroupName(OpKind kind);
 
 // Which runs execute an operator.

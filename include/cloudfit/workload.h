@@ -122,6 +122,9 @@ struct Workload {
   // The software that runs the kernels, for its efficiencies (data/efficiency.csv): pytorch
   // (eager PyTorch with cuBLAS/cuDNN), llama.cpp, vllm, tensorrt-llm. Empty: by kind.
   std::string software;
+  // The CUDA toolkit the software's libraries (cuBLAS, cuDNN) were built for, as major.minor;
+  // 0 = a current one. Before 12.0 they have no Hopper (wgmma/TMA) kernels.
+  double cuda_version = 0;
 
   // Serving.
   double request_rate = 1;        // requests/s

@@ -161,6 +161,14 @@ Status LoadTrainThroughput(Loader* loader, const std::string& path) {
       c.hardware.peer_to_peer = false;
       c.assumption = "Lambda v1 harness: NCCL through host memory (no peer to peer)";
     }
+    // The harness's toolkit, from the notes ("NGC PyTorch 22.09/22.10 (PyTorch 1.13.0a0+d0d6b1f,
+    // CUDA 11.8)"): what its cuBLAS and cuDNN can run on the row's GPU.
+    static const std::regex kCuda(R"(CUDA (\d+\.\d+))");
+    std::smatch cuda;
+    double cuda_version = 0;
+    if (std::regex_search(notes, cuda, kCuda) && ParseDouble(cuda[1].str(), &cuda_version)) {
+      c.workload.cuda_version = cuda_version;
+    }
     std::string task(r.Text("task"));
     static const std::regex kSeq(R"((?:seq_len|tgt_len) (\d+))");
     std::smatch m;

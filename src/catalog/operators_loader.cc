@@ -72,7 +72,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
       r.Fail(op.m <= 0 ? "m" : op.n <= 0 ? "n" : "k", "a matrix operator needs m, n and k above 0");
     }
     if (r.status().ok() && !IsMatrixKind(op.kind) && op.kind != OpKind::kDepthwise &&
-        op.read_elements + op.written_elements <= 0) {
+        op.kind != OpKind::kView && op.read_elements + op.written_elements <= 0) {
       r.Fail("read_elements", "a memory-bound operator needs the elements it reads or writes");
     }
     if (!r.status().ok()) return r.status();

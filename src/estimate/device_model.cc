@@ -245,6 +245,22 @@ DeviceModel BuildDeviceModel(const EfficiencyTable& efficiency, const Hardware& 
   return d;
 }
 
+void ApplySoftwareToolkit(const EfficiencyTable& efficiency, const Hardware& hardware,
+                          double cuda_version, DeviceModel* device) {
+  // CUDA 12.0 is the first toolkit whose cuBLAS and cuDNN dispatch wgmma kernels on sm_90.
+  constexpr double kFirstHopperToolkit = 12.0;
+  if (!hardware.has_gpu() || cuda_version <= 0 || cuda_version >= kFirstHopperToolkit) return;
+  if (hardware.gpu->architecture != "Hopper") return;
+  if (device->math_unit.rfind("tensor", 0) != 0) return;
+  double fraction = efficiency.Lookup("matrix_rate_fraction", "*", "hopper-mma-sync", 1.0);
+  device->matrix_flops *= fraction;
+  device->int8_flops *= fraction;
+  device->notes.push_back(fmt::format(
+      "CUDA {:.1f} libraries have no Hopper (wgmma) kernels: matrix products at {:.0f}% of "
+      "the rate",
+      cuda_version, 100 * fraction));
+}
+
 TileShape MatrixTile(const DeviceModel& device) {
   if (device.math_unit.rfind("tensor", 0) == 0) return {128, 128};
   return {128, 64};

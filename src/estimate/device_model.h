@@ -45,6 +45,12 @@ struct DeviceModel {
 DeviceModel BuildDeviceModel(const EfficiencyTable& efficiency, const Hardware& hardware,
                              NumericFormat format, const RateScale& calibration);
 
+// The matrix rate the workload's software reaches on this device: libraries built before CUDA
+// 12.0 have no kernels for Hopper's asynchronous warp-group MMA (wgmma) and tensor memory
+// accelerator (TMA), and run Ampere's mma.sync kernels, which reach a fraction of the rate.
+void ApplySoftwareToolkit(const EfficiencyTable& efficiency, const Hardware& hardware,
+                          double cuda_version, DeviceModel* device);
+
 // Whether a GPU keeps error-correction check bits in its data memory (in-band ECC) by default:
 // GDDR data-centre boards do, which costs 1/16 of the memory and part of the bandwidth;
 // workstation (Quadro, RTX A/Ada) and GeForce boards ship with ECC off; HBM carries its check

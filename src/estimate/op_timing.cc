@@ -65,10 +65,16 @@ struct Kernel {
   double memory_s = 0;
   double flops = 0;
   double bytes = 0;
+  // A call the host dispatches that launches nothing on the device (a view).
+  bool host_only = false;
 };
 
 void AddKernels(const Kernel& k, double kernels, const StackProfile& stack, GroupTime* g,
                 PassTime* pass) {
+  if (k.host_only) {
+    pass->host_s += stack.dispatch_s * kernels;
+    return;
+  }
   double busy = std::max(k.compute_s, k.memory_s) * kernels;
   if (k.compute_s >= k.memory_s)
     g->compute_s += busy;
@@ -339,6 +345,26 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
       add(k, repeats * kernels);
       return;
     }
+    case OpKind::kView: {
+      // The call itself, forward or as its autograd node: dispatch only.
+      Kernel call;
+      call.host_only = true;
+      add(call, repeats);
+      if (!backward || op.read_elements <= 0) return;
+      // Selecting one step of a tensor: its backward (PyTorch's select_backward) fills a gradient
+      // of the whole tensor with zeros and copies the slice's gradient into it, and the autograd
+      // engine adds that into the gradient the tensor's other uses have accumulated
+      // (InputBuffer::accumulate: both read, the sum written). A loop that selects every step
+      // of a tensor so moves the whole tensor four times per step.
+      double whole = op.read_elements * scale * batch;
+      double slice = op.written_elements * scale * batch;
+      add(Stream(whole, device.activation_bytes, stack.stream_fraction, device, stack), repeats);
+      add(Stream(2 * slice, device.activation_bytes, stack.stream_fraction, device, stack),
+          repeats);
+      add(Stream(3 * whole, device.activation_bytes, stack.stream_fraction, device, stack),
+          repeats);
+      return;
+    }
     case OpKind::kNorm: {
       // Batch and group normalisation over feature maps take two passes in training: the
       // statistics, then the normalisation (cuDNN, PyTorch); backward reads the input and the
@@ -391,6 +417,10 @@ void AddOperatorSeconds(const Operator& op, double batch, Pass pass, const Devic
   // TimePass.
   ForEachKernel(op, batch, pass, device, stack, spatial_scale,
                 [&](const Kernel& k, double kernels) {
+                  if (k.host_only) {
+                    out->host_s += stack.dispatch_s * kernels;
+                    return;
+                  }
                   double busy = std::max(k.compute_s, k.memory_s) * kernels;
                   out->device_s += busy + stack.kernel_gap_s * kernels;
                   out->host_s += stack.dispatch_s * kernels;

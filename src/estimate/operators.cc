@@ -30,6 +30,7 @@ constexpr KindInfo kKinds[kOpKindCount] = {
     {OpKind::kLoss, "loss", "loss", false},
     {OpKind::kLstmCell, "lstm_cell", "recurrent", false},
     {OpKind::kGemmStep, "gemm_step", "recurrent", true},
+    {OpKind::kView, "view", "view", false},
 };
 
 const KindInfo& Info(OpKind kind) { return kKinds[static_cast<int>(kind)]; }

@@ -61,6 +61,7 @@ class TrainingEstimator {
     s_.hardware = &hw;
     const Model& m = w.model;
     s_.device = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(DeviceName(hw)));
+    ApplySoftwareToolkit(eff, hw, w.cuda_version, &s_.device);
     std::string software = w.software.empty() ? "pytorch" : w.software;
     std::string stack = hw.has_gpu() ? software : "cpu";
     s_.stack = tables_ != nullptr ? CachedStackProfile(eff, stack, s_.device, &tables_->stacks)

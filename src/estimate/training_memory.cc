@@ -104,6 +104,7 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     for (const Operator& op : m.operators) {
       double scale = op.spatial ? s.spatial_scale : 1;
       if (op.when == OpWhen::kUnfusedAttention && w.flash_attention) continue;
+      if (op.kind == OpKind::kView) continue;  // shares its input's storage
       double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
                                                                          : op.m * op.n * op.groups;
       double out = written * std::max(1.0, op.repeats);

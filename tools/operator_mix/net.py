@@ -7,6 +7,9 @@ from dataclasses import dataclass
 FLOP_KINDS = {"gemm", "conv", "gemm_sequential", "gemm_step", "attention", "depthwise"}
 MEMORY_KINDS = {"norm", "activation", "elementwise", "softmax", "pooling", "resize",
                 "embedding", "loss", "lstm_cell"}
+# Calls that launch no kernel (select, squeeze, transpose, a weight's t()): host dispatch only;
+# read/written name the whole tensor and the slice where the call selects one step of it.
+VIEW_KINDS = {"view"}
 TRAINING_ONLY = "training only: "  # notes prefix of rows that inference skips (dropout, ...)
 UNFUSED_ONLY = "unfused attention only: "  # notes prefix of rows a fused attention kernel removes
 
@@ -44,7 +47,7 @@ class Net:
     # -- rows -------------------------------------------------------------------------------
     def row(self, op, kind, spatial=True, m=0, n=0, k=0, groups=1, read=0, written=0,
             repeats=1, source=None, notes=""):
-        assert kind in FLOP_KINDS | MEMORY_KINDS, kind
+        assert kind in FLOP_KINDS | MEMORY_KINDS | VIEW_KINDS, kind
         values = dict(model=self.model, op=op, kind=kind, spatial="yes" if spatial else "no",
                       groups=int(groups), m=int(m), n=int(n), k=int(k),
                       read_elements=int(read), written_elements=int(written),

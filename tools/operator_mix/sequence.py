@@ -118,6 +118,21 @@ def tacotron2():
     net.linear("attention memory projection", chars, 512, 128, bias=False)
     # Decoder loop: one step per output frame, every GEMM has M = batch.
     seq = dict(kind="gemm_step", repeats=padded)
+    # Decoder.forward takes each step's input as decoder_inputs[len(mel_outputs)]: a select of
+    # the prenet output (steps x 256 per utterance), whose backward materialises that whole
+    # tensor's gradient at every step.
+    net.row("step: select the step's prenet frame", "view", False, read=steps * 256,
+            written=256, repeats=padded)
+    # The calls of one decoder step that launch no kernel, counted in Decoder.decode and
+    # Attention (PyTorch 1.13's nn.LSTMCell and F.linear): each LSTMCell's two weight t() (4);
+    # the two attention-weight unsqueezes before their cat (2); the query's unsqueeze (1); the
+    # query, location and v projections of 3-D inputs, each a weight t(), a reshape to 2-D and
+    # a view back (9); the location features' transpose (1); the energies' squeeze (1);
+    # alignment.data before masked_fill_ (1); the weights' unsqueeze before bmm and the
+    # context's squeeze after (2); the mel and gate projections' weight t() (2); the loop's
+    # squeezes of the mel and gate outputs (2). Each has an autograd node that backward runs.
+    net.row("step: views reshapes and weight transposes (25 per step)", "view", False,
+            repeats=25 * padded)
     net.mem("elementwise", "step: concat prenet out + context", 768, 768, False, padded)
     net.linear("step: attention LSTMCell input GEMM", 1, 768, 4096, bias=True, **seq)
     net.linear("step: attention LSTMCell hidden GEMM", 1, 1024, 4096, bias=True, **seq)
