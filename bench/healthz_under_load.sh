@@ -13,18 +13,12 @@ connections=${2:-256}
 probes=${3:-500}
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 1; }
-script=$(mktemp --suffix=.lua)
 times=$(mktemp)
 source bench/start_server.sh
-cleanup_files+=("$script" "$times")
+cleanup_files+=("$times")
 start_server
-cat > "$script" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},' ..
-           ' "options": {"top": 5, "providers": ["aws", "gcp"]}}'
-LUA
-wrk -t 2 -c "$connections" -d "${duration}s" -s "$script" "${url}v1/recommend" > /dev/null &
+wrk -t 2 -c "$connections" -d "${duration}s" -s bench/recommend_request.lua "${url}v1/recommend" \
+  > /dev/null &
 load=$!
 sleep 2  # the load at full strength
 for _ in $(seq "$probes"); do

@@ -15,12 +15,8 @@ source bench/start_server.sh
 cleanup_files+=("$script")
 start_server
 
-# A mixed but fixed workload, so runs compare: one LoRA fine-tune across two providers.
-cat > "$script" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"workload": {"kind": "lora", "model": "Llama-3.1-8B", "seq_len": 2048, "tokens": 5e7},' ..
-           ' "options": {"top": 5, "providers": ["aws", "gcp"]}}'
+# bench/recommend_request.lua's request, and the figures printed at the end.
+cat bench/recommend_request.lua - > "$script" <<'LUA'
 done = function(summary, latency, requests)
   local non2xx = summary.errors.status
   io.write(string.format("requests %d, non-2xx %d, socket errors %d\n", summary.requests, non2xx,
