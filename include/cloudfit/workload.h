@@ -82,7 +82,7 @@ struct Workload {
   // Or the config.json itself, as JSON text (HTTP requests send it inline: the API reads no
   // files). At most one of the two is set.
   std::string model_config_json;
-  Model model;               // resolved architecture (zoo, config.json or explicit numbers)
+  Model model;  // resolved architecture (zoo, config.json or explicit numbers)
   // Architecture numbers given explicitly (params_b, layers, ...), applied over the model.
   std::map<std::string, double> architecture_overrides;
 
@@ -105,7 +105,7 @@ struct Workload {
   // Mixed precision keeps fp32 master weights in the optimizer (Megatron, DeepSpeed, AMP);
   // false = pure 16-bit training, optimizer states in the model's dtype.
   bool master_weights = true;
-  int zero_stage = -1;  // 0-3; FSDP full sharding is stage 3; -1 = choose automatically
+  int zero_stage = -1;        // 0-3; FSDP full sharding is stage 3; -1 = choose automatically
   int tensor_parallel = 0;    // 0 = choose automatically
   int pipeline_parallel = 0;  // 0 = choose automatically
   Recompute recompute = Recompute::kNone;
@@ -116,9 +116,9 @@ struct Workload {
   bool optimizer_in_backward = false;  // step and free each gradient as backward produces it
   bool paged_optimizer = false;        // bitsandbytes paged states: spill to host under pressure
   CrossEntropy cross_entropy = CrossEntropy::kStandard;
-  int loss_chunks = 8;                 // chunks of the chunked cross-entropy
-  bool activation_offload = false;     // keep saved activations in host memory
-  bool optimizer_offload = false;      // optimizer state and master weights on the CPU
+  int loss_chunks = 8;              // chunks of the chunked cross-entropy
+  bool activation_offload = false;  // keep saved activations in host memory
+  bool optimizer_offload = false;   // optimizer state and master weights on the CPU
   // The software that runs the kernels, for its efficiencies (data/efficiency.csv): pytorch
   // (eager PyTorch with cuBLAS/cuDNN), llama.cpp, vllm, tensorrt-llm. Empty: by kind.
   std::string software;
@@ -127,7 +127,7 @@ struct Workload {
   double cuda_version = 0;
 
   // Serving.
-  double request_rate = 1;        // requests/s
+  double request_rate = 1;  // requests/s
   int prompt_tokens = 512;
   int output_tokens = 256;
   std::optional<double> ttft_target_s;  // time to first token
@@ -164,10 +164,10 @@ struct Workload {
 
   // Data preprocessing and input pipelines.
   double data_gb = 0;
-  double per_core_mb_s = 50;  // preprocessing throughput of one vCPU, MB/s
+  double per_core_mb_s = 50;                        // preprocessing throughput of one vCPU, MB/s
   std::optional<double> loader_samples_per_core_s;  // input-pipeline rate of one vCPU
   std::optional<double> storage_gb_s;               // disk or object-store read rate
-  DataType data_type = DataType::kAuto;  // auto: from the model's family
+  DataType data_type = DataType::kAuto;             // auto: from the model's family
 
   // Classic ML (tabular).
   double rows = 0;      // training or scoring rows
@@ -185,7 +185,7 @@ struct Workload {
   double stream_mbps = 0;  // video bitrate per stream; 0 = from resolution, fps and codec
 
   // The whole job's bill beyond instance hours (src/cost).
-  std::optional<double> egress_gb;  // data sent out over the job (or a month of serving)
+  std::optional<double> egress_gb;     // data sent out over the job (or a month of serving)
   std::string egress_to = "internet";  // internet or region (another region of the provider)
   std::optional<double> image_gb;      // container image pulled by every node at start-up
   int checkpoints_kept = 2;            // checkpoints kept in storage during the job
@@ -224,8 +224,8 @@ Status SetWorkloadField(Workload* w, const std::string& name, const std::string&
 
 // Reads a YAML or JSON mapping of field names to values from a regular file of at most
 // kMaxDocumentBytes (util/validate.h).
-Status LoadWorkloadFile(const std::string& path, std::vector<std::pair<std::string, std::string>>*
-                                                     fields);
+Status LoadWorkloadFile(const std::string& path,
+                        std::vector<std::pair<std::string, std::string>>* fields);
 // The same from text; `origin` names it in errors.
 Status ParseWorkloadDocument(std::string_view text, const std::string& origin,
                              std::vector<std::pair<std::string, std::string>>* fields);
