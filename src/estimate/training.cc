@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "estimate/estimate_internal.h"
 #include "estimate/estimate_scratch.h"
@@ -46,9 +47,9 @@ struct Plan {
   Layout layout;
   MemoryBreakdown memory;
   TimeBreakdown time;
-  PassTime passes;  // forward + backward (+ recompute) of one micro-batch
+  std::shared_ptr<const MicroBatchTime> passes;  // forward + backward (+ recompute)
   double samples_per_s = 0;
-  std::string bottleneck;
+  const char* bottleneck = "";
 };
 
 class TrainingEstimator {
@@ -60,13 +61,13 @@ class TrainingEstimator {
     s_.workload = &w;
     s_.hardware = &hw;
     const Model& m = w.model;
-    s_.device = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(DeviceName(hw)));
-    ApplySoftwareToolkit(eff, hw, w.cuda_version, &s_.device);
+    s_.device = Device(eff, w, hw);
     std::string software = w.software.empty() ? "pytorch" : w.software;
     std::string stack = hw.has_gpu() ? software : "cpu";
     s_.stack = tables_ != nullptr ? CachedStackProfile(eff, stack, s_.device, &tables_->stacks)
                                   : LoadStackProfile(eff, stack, s_.device);
-    s_.comm = BuildCommunicationModel(eff, hw);
+    s_.comm = Communication(eff, hw);
+    if (tables_ != nullptr) s_.activation_bytes = &tables_->activation_bytes;
     s_.transformer = m.layers > 0 && m.hidden > 0 && m.operators.empty();
     s_.lora = w.kind == WorkloadKind::kLora || w.kind == WorkloadKind::kQlora;
     s_.seq = s_.transformer ? std::max(1, w.seq_len) : 1;
@@ -76,6 +77,36 @@ class TrainingEstimator {
     s_.notes = s_.device.notes;
     s_.notes.insert(s_.notes.end(), s_.comm.notes.begin(), s_.comm.notes.end());
     if (!s_.transformer) DataModelOperators(m, &s_.notes);
+  }
+
+  // The device model, kept by a scratch per GPU model and memory (a CPU's depends on the instance).
+  DeviceModel Device(const EfficiencyTable& eff, const Workload& w, const Hardware& hw) const {
+    auto build = [&] {
+      DeviceModel d = BuildDeviceModel(eff, hw, w.precision, w.calibration.For(DeviceName(hw)));
+      ApplySoftwareToolkit(eff, hw, w.cuda_version, &d);
+      return d;
+    };
+    if (tables_ == nullptr || !hw.has_gpu()) return build();
+    auto [kept, added] = tables_->devices.try_emplace({hw.gpu, hw.gpu_memory_bytes});
+    if (added) kept->second = build();
+    return kept->second;
+  }
+
+  // The communication model, kept by a scratch per set of links.
+  CommunicationModel Communication(const EfficiencyTable& eff, const Hardware& hw) const {
+    if (tables_ == nullptr) return BuildCommunicationModel(eff, hw);
+    EstimateScratch::Tables::LinksKey key{
+        hw.has_gpu() ? static_cast<int>(std::ceil(hw.gpus_per_node)) : 0,
+        hw.nodes,
+        hw.intra_link,
+        hw.intra_node_bytes_per_s,
+        hw.intra_node_link,
+        hw.interconnect,
+        hw.inter_node_bytes_per_s,
+        hw.inter_node_assumed};
+    auto [kept, added] = tables_->links.try_emplace(std::move(key));
+    if (added) kept->second = BuildCommunicationModel(eff, hw);
+    return kept->second;
   }
 
   static std::string DeviceName(const Hardware& hw) {
@@ -93,38 +124,49 @@ class TrainingEstimator {
     return kept;
   }
 
-  // The time of one pass of a micro-batch; the same on every instance type with this GPU, so a
-  // scratch keeps it per GPU model. Without a scratch it is computed into `storage`. Returned by
-  // reference: a pass time is a table of groups, and the layout search asks for thousands.
-  const PassTime& TimeOf(const std::vector<Operator>& ops, const Layout& l, Pass pass,
-                         bool selective, std::optional<PassTime>* storage) const {
+  // One micro-batch's passes on one device of the layout; the same on every instance type with
+  // this GPU, so a scratch keeps them per GPU model. The layout search asks for thousands.
+  std::shared_ptr<const MicroBatchTime> MicroBatchOf(const Layout& l) const {
     const Hardware& hw = *s_.hardware;
-    using Kind = EstimateScratch::Tables::PassKind;
-    Kind kind = selective                 ? Kind::kSelectiveRecompute
-                : pass == Pass::kBackward ? Kind::kBackward
-                                          : Kind::kForward;
-    auto time = [&] {
-      if (!selective) {
-        return TimePass(ops, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
-      }
+    if (tables_ == nullptr || !hw.has_gpu()) {
+      return std::make_shared<const MicroBatchTime>(TimeMicroBatch(l));
+    }
+    auto& kept =
+        tables_->micro_batches[{hw.gpu, l.tensor_parallel, l.pipeline_parallel, l.micro_batch}];
+    if (!kept) kept = std::make_shared<const MicroBatchTime>(TimeMicroBatch(l));
+    return kept;
+  }
+
+  MicroBatchTime TimeMicroBatch(const Layout& l) const {
+    const Workload& w = *s_.workload;
+    std::shared_ptr<const std::vector<Operator>> ops = OperatorsOf(l);
+    auto time = [&](const std::vector<Operator>& list, Pass pass) {
+      return TimePass(list, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
+    };
+    PassTime forward = time(*ops, Pass::kForward);
+    PassTime backward = time(*ops, Pass::kBackward);
+    MicroBatchTime t;
+    t.all = forward;
+    t.all.Add(backward);
+    t.forward_s = forward.seconds();
+    t.backward_s = backward.seconds();
+    if (w.recompute == Recompute::kFull) {
+      t.all.Add(forward);
+      t.recompute_s = forward.seconds();
+    } else if (w.recompute == Recompute::kSelective && s_.transformer) {
       // Selective recomputation repeats the attention core (Korthikanti et al. section 5).
       std::vector<Operator> core;
-      for (const Operator& op : ops) {
+      for (const Operator& op : *ops) {
         if (op.kind == OpKind::kAttention || op.kind == OpKind::kSoftmax ||
             op.kind == OpKind::kFusedAttention) {
           core.push_back(op);
         }
       }
-      return TimePass(core, l.micro_batch, pass, s_.device, s_.stack, s_.spatial_scale);
-    };
-    if (tables_ == nullptr || !hw.has_gpu()) {
-      return storage->emplace(time());
+      PassTime recompute = time(core, Pass::kRecompute);
+      t.all.Add(recompute);
+      t.recompute_s = recompute.seconds();
     }
-    EstimateScratch::Tables::PassKey key{
-        hw.gpu, hw.gpu_memory_bytes, l.tensor_parallel, l.pipeline_parallel, l.micro_batch, kind};
-    auto it = tables_->passes.find(key);
-    if (it == tables_->passes.end()) it = tables_->passes.emplace(key, time()).first;
-    return it->second;
+    return t;
   }
 
   // The forward operators of one sample on one device of the layout.
@@ -151,27 +193,19 @@ class TrainingEstimator {
     return OperatorsForRun(DataModelOperators(m, &unused), true, w.flash_attention);
   }
 
-  TimeBreakdown StepTime(const Layout& l, std::string* bottleneck, PassTime* passes) const {
+  // The time of one optimizer step of a layout, what bounds it (`bottleneck`, a static name),
+  // and the micro-batch's passes it is made of (`passes`).
+  TimeBreakdown StepTime(const Layout& l, const char** bottleneck,
+                         std::shared_ptr<const MicroBatchTime>* passes) const {
     const Workload& w = *s_.workload;
     const Hardware& hw = *s_.hardware;
     const Model& m = w.model;
     TimeBreakdown t;
-    std::shared_ptr<const std::vector<Operator>> ops = OperatorsOf(l);
     double micro = l.micro_batch;
-    std::optional<PassTime> fwd_storage, bwd_storage, rec_storage;
-    const PassTime& fwd = TimeOf(*ops, l, Pass::kForward, false, &fwd_storage);
-    const PassTime& bwd = TimeOf(*ops, l, Pass::kBackward, false, &bwd_storage);
-    const PassTime* rec = nullptr;
-    if (w.recompute == Recompute::kFull) {
-      rec = &fwd;
-    } else if (w.recompute == Recompute::kSelective && s_.transformer) {
-      rec = &TimeOf(*ops, l, Pass::kRecompute, true, &rec_storage);
-    }
-    PassTime& all = *passes;
-    all = fwd;
-    all.Add(bwd);
-    if (rec != nullptr) all.Add(*rec);
-    double rec_s = rec != nullptr ? rec->seconds() : 0;
+    *passes = MicroBatchOf(l);
+    const MicroBatchTime& micro_batch = **passes;
+    const PassTime& all = micro_batch.all;
+    double rec_s = micro_batch.recompute_s;
     double steps = l.grad_accumulation;
     // The host launches kernels ahead of the device; a step takes the longer of the two.
     double micro_s = all.seconds();
@@ -182,7 +216,7 @@ class TrainingEstimator {
       t.launch_s += g.overhead_s * steps;
     }
     t.launch_s += std::max(0.0, all.host_s - all.device_s) * steps;
-    t.forward_s = fwd.seconds() * steps;
+    t.forward_s = micro_batch.forward_s * steps;
     t.backward_s = busy - t.forward_s;
 
     double trainable_on_device = s_.TrainableParams() / (l.tensor_parallel * l.pipeline_parallel) /
@@ -211,7 +245,7 @@ class TrainingEstimator {
         t.communication_s += std::max(0.0, per_micro - micro_s) * steps + first_layer;
       } else {
         double bytes = params_on_device * GradientBytesPerParam(w, s_.lora);
-        double backward_last = bwd.seconds() + rec_s;
+        double backward_last = micro_batch.backward_s + rec_s;
         GradientSync sync = DataParallelGradientSync(s_.comm, bytes, l.data_parallel, backward_last,
                                                      kDdpBucketBytes);
         t.communication_s += sync.exposed_s;
@@ -386,8 +420,8 @@ class TrainingEstimator {
     one.micro_batch = like.micro_batch;
     one.global_batch = like.micro_batch * like.grad_accumulation;
     one.grad_accumulation = like.grad_accumulation;
-    std::string unused;
-    PassTime passes;
+    const char* unused;
+    std::shared_ptr<const MicroBatchTime> passes;
     return one.global_batch / StepTime(one, &unused, &passes).step_s;
   }
 
@@ -435,7 +469,7 @@ void ExplainTraining(const TrainingEstimator& model, const Plan& plan, const Wor
                   plan.layout.pipeline_parallel, plan.layout.micro_batch, plan.layout.global_batch,
                   plan.layout.grad_accumulation));
   // Time by operator group, one micro-batch (forward + backward + recompute).
-  for (const auto& [name, g] : plan.passes.groups) {
+  for (const auto& [name, g] : plan.passes->all.groups) {
     if (g.kernels <= 0) continue;
     AddTerm(e, "operators: " + std::string(name), g.seconds() * 1e3, "ms/micro-batch",
             fmt::format("{:.0f} kernels; {:.2f} TFLOP, {:.2f} GB moved; {:.0f}% compute-bound, "
@@ -505,7 +539,7 @@ Status EstimateTraining(const Catalog& catalog, const Workload& w, const Hardwar
   if (devices > 1) {
     e->scaling_efficiency =
         samples_per_s / (devices * model.SamplesPerSecondOnOneDevice(plan.layout));
-    if (e->scaling_efficiency < 0.5 && plan.bottleneck == "communication") {
+    if (e->scaling_efficiency < 0.5 && std::string_view(plan.bottleneck) == "communication") {
       e->notes.push_back(fmt::format(
           "communication-bound: {} GPUs reach {:.0f}% of {} x one GPU's throughput over {}",
           devices, 100 * e->scaling_efficiency, devices,

@@ -194,7 +194,13 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
     mem.optimizer_bytes = 0;
     mem.gradients_bytes = std::min(mem.gradients_bytes, kZeroReduceBucketBytes);
   }
-  mem.activations_bytes = TrainingActivationBytes(s, l);
+  if (s.activation_bytes != nullptr) {
+    auto [kept, added] = s.activation_bytes->try_emplace({l.tensor_parallel, l.micro_batch}, 0);
+    if (added) kept->second = TrainingActivationBytes(s, l);
+    mem.activations_bytes = kept->second;
+  } else {
+    mem.activations_bytes = TrainingActivationBytes(s, l);
+  }
   if (w.activation_offload && s.transformer) {
     ActivationOptions o;
     o.recompute = w.recompute;

@@ -3,7 +3,9 @@
 #ifndef CLOUDFIT_ESTIMATE_TRAINING_PLAN_H_
 #define CLOUDFIT_ESTIMATE_TRAINING_PLAN_H_
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cloudfit/estimate.h"
@@ -25,12 +27,25 @@ struct TrainingSetup {
   int seq = 1;               // tokens per sample (1 for non-sequence models)
   double spatial_scale = 1;  // (resolution / the model's)^2 for spatial operators
   std::vector<std::string> notes;
+  // Activation bytes by (tensor parallel, micro-batch): they depend on the workload alone, so a
+  // scratch keeps them for all of its estimates (null: computed each time).
+  std::map<std::pair<int, int>, double>* activation_bytes = nullptr;
 
   // The model's parameters, or its adapters' under LoRA: counted once, asked at every layout.
   double TrainableParams() const;
 
  private:
   mutable double trainable_params_ = -1;
+};
+
+// One micro-batch of a layout on one device: its forward, backward and recomputed passes added
+// up (`all`), and each pass's seconds. The same for every layout of a (GPU, split, micro-batch),
+// so a scratch keeps it: the layout search reads it for every layout it weighs.
+struct MicroBatchTime {
+  PassTime all;
+  double forward_s = 0;
+  double backward_s = 0;
+  double recompute_s = 0;
 };
 
 // Memory per device for a layout, by component (training_memory.cc).
