@@ -247,7 +247,10 @@ void ExpectSameNumbers(const Estimate& a, const Estimate& b, const std::string& 
   EXPECT_EQ(a.time.compute_s, b.time.compute_s) << where;
   EXPECT_EQ(a.time.memory_s, b.time.memory_s) << where;
   EXPECT_EQ(a.time.communication_s, b.time.communication_s) << where;
+  EXPECT_EQ(a.time.optimizer_s, b.time.optimizer_s) << where;
+  EXPECT_EQ(a.time.input_s, b.time.input_s) << where;
   EXPECT_EQ(a.memory.total_bytes(), b.memory.total_bytes()) << where;
+  EXPECT_EQ(a.memory.activations_bytes, b.memory.activations_bytes) << where;
   EXPECT_EQ(a.scaling_efficiency, b.scaling_efficiency) << where;
   EXPECT_EQ(a.layout.tensor_parallel, b.layout.tensor_parallel) << where;
   EXPECT_EQ(a.layout.pipeline_parallel, b.layout.pipeline_parallel) << where;
@@ -259,9 +262,11 @@ void ExpectSameNumbers(const Estimate& a, const Estimate& b, const std::string& 
 }
 
 TEST(EstimateScratchTest, SharedWorkAndNoTermsChangeNoNumber) {
-  // One scratch serves a workload on every instance type, in catalog order, as the recommender
-  // uses it; each estimate must equal the one made alone. Selective recomputation has its own
-  // pass; several GPUs try many layouts.
+  // One scratch serves a workload on every instance type and node count, in catalog order, as
+  // the recommender uses it; each estimate must equal the one made alone. Selective
+  // recomputation has its own pass; several GPUs try many layouts; two nodes bring the network
+  // into the shared communication models; an offloaded optimizer and a loader rate read the
+  // host, which nothing shared may keep.
   const std::vector<std::vector<std::pair<std::string, std::string>>> workloads = {
       {{"kind", "lora"},
        {"model", "Llama-3.1-8B"},
@@ -269,6 +274,11 @@ TEST(EstimateScratchTest, SharedWorkAndNoTermsChangeNoNumber) {
        {"recompute", "full"},
        {"tokens", "5e7"}},
       {{"kind", "train"}, {"model", "Llama-3.1-8B"}, {"recompute", "selective"}, {"tokens", "1e9"}},
+      {{"kind", "train"},
+       {"model", "Llama-3.1-8B"},
+       {"optimizer_offload", "true"},
+       {"loader_samples_per_core_s", "3"},
+       {"tokens", "1e8"}},
       {{"kind", "train"}, {"model", "ResNet-50"}, {"epochs", "1"}, {"dataset_samples", "1281167"}}};
   for (const auto& fields : workloads) {
     Workload w;
@@ -279,22 +289,25 @@ TEST(EstimateScratchTest, SharedWorkAndNoTermsChangeNoNumber) {
     shared.explain = false;
     shared.scratch = &scratch;
     int compared = 0, multi_gpu = 0;
-    for (const InstanceType& t : BuiltIn().instances()) {
-      if (!t.has_gpu() || t.gpu == nullptr) continue;
-      Hardware hw = HardwareForInstance(t, 1);
-      Estimate alone, with_scratch;
-      Status a = EstimateWorkload(BuiltIn(), w, hw, &alone);
-      Status b = EstimateWorkload(BuiltIn(), w, hw, &with_scratch, shared);
-      ASSERT_EQ(a.ok(), b.ok()) << t.name;
-      if (!a.ok()) continue;
-      ExpectSameNumbers(alone, with_scratch, fields[1].second + " on " + t.name);
-      EXPECT_FALSE(alone.terms.empty()) << t.name;
-      EXPECT_TRUE(with_scratch.terms.empty()) << t.name;
-      ++compared;
-      multi_gpu += t.gpu_count > 1;
+    for (int nodes : {1, 2}) {
+      for (const InstanceType& t : BuiltIn().instances()) {
+        if (!t.has_gpu() || t.gpu == nullptr) continue;
+        Hardware hw = HardwareForInstance(t, nodes);
+        Estimate alone, with_scratch;
+        Status a = EstimateWorkload(BuiltIn(), w, hw, &alone);
+        Status b = EstimateWorkload(BuiltIn(), w, hw, &with_scratch, shared);
+        ASSERT_EQ(a.ok(), b.ok()) << t.name;
+        if (!a.ok()) continue;
+        ExpectSameNumbers(alone, with_scratch,
+                          fields[1].second + " on " + std::to_string(nodes) + " x " + t.name);
+        EXPECT_FALSE(alone.terms.empty()) << t.name;
+        EXPECT_TRUE(with_scratch.terms.empty()) << t.name;
+        ++compared;
+        multi_gpu += t.gpu_count * nodes > 1;
+      }
     }
-    EXPECT_GT(compared, 100);
-    EXPECT_GT(multi_gpu, 20);
+    EXPECT_GT(compared, 200);
+    EXPECT_GT(multi_gpu, 120);
   }
 }
 
