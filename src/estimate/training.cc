@@ -335,6 +335,12 @@ class TrainingEstimator {
     return Status::OK();
   }
 
+  // The step time of a plan's layout and the samples per second it gives.
+  void Time(Plan* p) const {
+    p->time = StepTime(p->layout, &p->bottleneck, &p->passes);
+    p->samples_per_s = p->layout.global_batch / p->time.step_s;
+  }
+
   Status Choose(Plan* out, std::vector<std::string>* notes) const {
     const Workload& w = *s_.workload;
     const Hardware& hw = *s_.hardware;
@@ -390,11 +396,14 @@ class TrainingEstimator {
           Plan p;
           p.layout = l;
           p.memory = TrainingMemory(s_, l);
-          p.time = StepTime(l, &p.bottleneck, &p.passes);
-          p.samples_per_s = l.global_batch / p.time.step_s;
-          if (!any || p.memory.total_bytes() < smallest.memory.total_bytes()) smallest = p;
+          bool fits = p.memory.fits();
+          bool smaller = !any || p.memory.total_bytes() < smallest.memory.total_bytes();
           any = true;
-          if (p.memory.fits() && (!found || p.samples_per_s > best.samples_per_s)) {
+          // A layout that does not fit is only ever shown as the smallest when nothing fits:
+          // its time waits until then.
+          if (fits) Time(&p);
+          if (smaller) smallest = p;
+          if (fits && (!found || p.samples_per_s > best.samples_per_s)) {
             best = p;
             found = true;
           }
@@ -406,6 +415,7 @@ class TrainingEstimator {
           "tp/pp: no layout of {} devices divides the model ({} heads, {} layers) and the batch",
           devices, m.heads, m.layers));
     }
+    if (!found && smallest.passes == nullptr) Time(&smallest);
     *out = found ? best : smallest;
     if (!found) {
       notes->push_back(fmt::format("does not fit: needs {:.1f} GiB per device, has {:.1f} GiB",
