@@ -4,6 +4,7 @@
 // are 500s, too many connections or requests get 503 at once, and Stop finishes what is in
 // flight. Timeouts are set short here so each case takes about a second.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,13 +16,11 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "cloudfit/server.h"
 #include "server/http_server.h"
@@ -44,11 +43,21 @@ class RawClient {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
   }
-  ~RawClient() { close(fd_); }
+  ~RawClient() {
+    if (fd_ >= 0) close(fd_);
+  }
   bool connected() const { return connected_; }
+  // Hangs up with a reset, as a client that crashes or times out does.
+  void Reset() {
+    linger hard{1, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+    close(fd_);
+    fd_ = -1;
+  }
 
   bool Send(const std::string& bytes) {
-    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
   }
 
   // Reads until `pending_` holds one whole response; returns it, or "" on timeout or EOF.
@@ -145,8 +154,10 @@ std::string Get(const std::string& path, const std::string& extra = "") {
 }
 
 std::string Post(const std::string& path, const std::string& body) {
-  return "POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  return "POST " + path +
+         " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+         "Content-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 // The API server on a free port with two workers and short deadlines.
@@ -237,7 +248,8 @@ TEST_F(AbuseTest, BodyLimitsHoldForEveryTransferEncoding) {
             std::string::npos);
   // A chunked body within the limit works.
   RawClient ok(server_->port());
-  std::string body = R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A100"}})";
+  std::string body =
+      R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A100"}})";
   ok.Send("POST /v1/estimate HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n" +
           Hex(body.size()) + "\r\n" + body + "\r\n0\r\n\r\n");
   ASSERT_TRUE(ok.Read(&r));
@@ -246,7 +258,8 @@ TEST_F(AbuseTest, BodyLimitsHoldForEveryTransferEncoding) {
 
 TEST_F(AbuseTest, PipelinedRequestsAreAnsweredInOrder) {
   RawClient c(server_->port());
-  std::string estimate = R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A10"}})";
+  std::string estimate =
+      R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A10"}})";
   ASSERT_TRUE(c.Send(Get("/healthz") + Post("/v1/estimate", estimate) + Get("/nowhere") +
                      Get("/v1/gpus") + Get("/healthz", "Connection: close\r\n")));
   std::vector<int> statuses;
@@ -270,14 +283,15 @@ TEST_F(AbuseTest, EveryErrorIsJsonCountedUnderATemplate) {
     std::string request;
     int status;
   } cases[] = {
-      {Get("/%ff%fe"), 404},                                  // not UTF-8: aborted the server
+      {Get("/%ff%fe"), 404},  // not UTF-8: aborted the server
       {Get("/" + std::string(20000, 'a')), 414},
       {"GET / HTTP/1.1\r\nHost: t\r\nX: " + std::string(20000, 'b') + "\r\n\r\n", 431},
-      {"BREW /pot HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
+      {"BREW /pot HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+       400},
       {"GET / HTTP/3.0\r\nHost: t\r\n\r\n", 505},
       {std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11), 400},  // TLS hello
-      {Post("/v1/recommend", "{\"workload\": \"\xff\"}"), 400},       // was a 500
-      {Post("/v1/recommend", std::string(50000, '[')), 400},          // deep nesting
+      {Post("/v1/recommend", "{\"workload\": \"\xff\"}"), 400},                // was a 500
+      {Post("/v1/recommend", std::string(50000, '[')), 400},                   // deep nesting
       {"DELETE /healthz HTTP/1.1\r\nHost: t\r\n\r\n", 405},
   };
   for (const Case& c : cases) {
@@ -292,7 +306,8 @@ TEST_F(AbuseTest, EveryErrorIsJsonCountedUnderATemplate) {
   std::string metrics = Metrics();
   for (int status : {404, 414, 431, 505}) {
     EXPECT_NE(metrics.find("status=\"" + std::to_string(status) + "\"} 1"), std::string::npos)
-        << status << "\n" << metrics;
+        << status << "\n"
+        << metrics;
   }
   EXPECT_NE(metrics.find(R"(method="DELETE",route="/healthz",status="405"})"), std::string::npos);
   EXPECT_EQ(metrics.find("BREW"), std::string::npos) << "methods are a fixed set of labels";
@@ -318,8 +333,9 @@ TEST_F(AbuseTest, TheApiReadsNoFiles) {
   for (const char* path : {"/etc/passwd", "/nonexistent/config.json", "/dev/zero"}) {
     RawClient c(server_->port());
     RawClient::Response r;
-    c.Send(Post("/v1/estimate", std::string(R"({"workload": {"kind": "inference", "model_config": ")") +
-                                    path + R"("}, "hardware": {"gpu": "L4"}})"));
+    c.Send(Post("/v1/estimate",
+                std::string(R"({"workload": {"kind": "inference", "model_config": ")") + path +
+                    R"("}, "hardware": {"gpu": "L4"}})"));
     ASSERT_TRUE(c.Read(&r));
     EXPECT_EQ(r.status, 400);
     // The same answer whether the file exists or not: nothing about it leaks.
@@ -357,7 +373,8 @@ TEST_F(AbuseTest, ConnectionsBeyondTheLimitAreRefusedQuickly) {
 
 TEST_F(AbuseTest, ExpectContinueAndHeadWork) {
   RawClient c(server_->port());
-  std::string body = R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A10"}})";
+  std::string body =
+      R"({"workload": {"kind": "train", "model": "ResNet-50"}, "hardware": {"gpu": "A10"}})";
   c.Send("POST /v1/estimate HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: " +
          std::to_string(body.size()) + "\r\n\r\n");
   // The interim 100 arrives before any body is sent.
@@ -445,6 +462,32 @@ TEST_F(HttpServerTest, HandlerExceptionsAre500AndCounted) {
   EXPECT_EQ(r.status, 500);
   std::lock_guard<std::mutex> lock(app_.mu);
   EXPECT_EQ(std::count(app_.observed.begin(), app_.observed.end(), "/throw 500"), 2);
+}
+
+// A worker sends its answer itself. A client that hangs up meanwhile must never see its socket's
+// number given to the next client before the worker is done with it: the answer would go to a
+// stranger.
+TEST_F(HttpServerTest, AWorkersAnswerNeverReachesAnotherConnection) {
+  Start({});
+  for (int round = 0; round < 3; ++round) {
+    {
+      RawClient gone(server_->port());
+      gone.Send(Get("/slow"));
+      while (app_.started == round) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      gone.Reset();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the server sees the reset
+    std::vector<std::unique_ptr<RawClient>> others;
+    for (int i = 0; i < 4; ++i) others.push_back(std::make_unique<RawClient>(server_->port()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the worker answers
+    for (auto& other : others) {
+      other->Send(Get("/elsewhere"));
+      RawClient::Response r;
+      ASSERT_TRUE(other->Read(&r));
+      EXPECT_EQ(r.status, 404) << r.body;
+      EXPECT_EQ(other->pending(), "") << "nothing but its own answer";
+    }
+  }
 }
 
 TEST_F(HttpServerTest, AFullQueueAnswers503AtOnce) {

@@ -350,7 +350,10 @@ TEST_F(ServerTest, ASecondServerOnTheSamePortFailsToBind) {
 // The workers run below the I/O thread's priority, so that health checks and static routes,
 // answered by the I/O thread, never wait behind a recommendation for a core.
 TEST_F(ServerTest, WorkersRunBelowTheIoThreadsPriority) {
-  ASSERT_TRUE(client_->Get("/healthz"));  // the workers are running
+  // A malformed request body is still answered by a worker: one has run and set its priority.
+  auto res = client_->Post("/v1/recommend", "{not json", "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 400);
   auto nice_of = [](const std::string& task) {
     std::ifstream stat("/proc/self/task/" + task + "/stat");
     std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());

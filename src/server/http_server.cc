@@ -23,6 +23,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "server/http_writing.h"
+
 namespace cloudfit {
 
 namespace {
@@ -57,12 +59,24 @@ std::string_view MethodLabel(std::string_view method) {
   return "OTHER";
 }
 
-// One request waiting for, or done by, a worker.
+// One request waiting for, or done by, a worker. The worker sends the response itself as far as
+// the socket takes it; the I/O thread writes the rest.
 struct Job {
   uint64_t connection = 0;
   HttpRequest request;
   HttpRouteMatch match;
   HttpResponse response;
+  // How to answer, decided when the request arrived.
+  int fd = -1;
+  bool head_only = false;
+  bool close_after_write = false;
+  int minor_version = 1;
+  std::string method_label;
+  Clock::time_point request_done;
+  // What the worker did: the head it made and how much of the response it sent.
+  std::string head;
+  size_t sent = 0;
+  bool broken = false;
 };
 
 }  // namespace
@@ -112,6 +126,9 @@ struct HttpServer::Impl {
     bool close_after_write = false;
     bool head_only = false;
     bool peer_closed = false;
+    // Hung up while a worker answers: out of the epoll set, its socket kept open until the
+    // worker is done with it (a closed descriptor could be reused by the next accept).
+    bool hung_up = false;
     bool closed = false;  // closed and waiting to be freed at the end of the loop iteration
     int minor_version = 1;
     std::string method_label = "OTHER";
@@ -215,12 +232,27 @@ struct HttpServer::Impl {
         jobs.pop_front();
       }
       job.response = SafeHandle(job.request, job.match);
+      Send(&job);
       {
         std::lock_guard<std::mutex> lock(mu);
         done.push_back(std::move(job));
       }
       Wake();
     }
+  }
+
+  // Sends a worker's response as far as the socket takes it now: the copy into the socket is
+  // most of the cost of a large answer, and it is done here, below the I/O thread's priority.
+  void Send(Job* job) {
+    const HttpResponse& r = job->response;
+    app->Observe(job->method_label, job->match.label.empty() ? "unrouted" : job->match.label,
+                 r.status, std::chrono::duration<double>(Clock::now() - job->request_done).count());
+    const std::string& body = r.shared_body ? *r.shared_body : r.body;
+    job->close_after_write = job->close_after_write || stop_requested;
+    job->head = HttpResponseHead(r, body.size(), job->close_after_write, job->minor_version);
+    std::string_view sent_body = job->head_only ? std::string_view() : std::string_view(body);
+    job->broken =
+        SendResponseBytes(job->fd, job->head, sent_body, &job->sent) == SendProgress::kBroken;
   }
 
   HttpResponse SafeHandle(const HttpRequest& request, const HttpRouteMatch& match) {
@@ -430,6 +462,12 @@ struct HttpServer::Impl {
         job.connection = c->id;
         job.request = std::move(request);
         job.match = c->match;
+        job.fd = c->fd;
+        job.head_only = c->head_only;
+        job.close_after_write = c->close_after_write;
+        job.minor_version = c->minor_version;
+        job.request_done = c->request_done;
+        job.method_label = c->method_label;
         jobs.push_back(std::move(job));
         queued = true;
       }
@@ -451,9 +489,19 @@ struct HttpServer::Impl {
     }
     for (Job& job : finished) {
       auto it = connections.find(job.connection);
-      if (it == connections.end() || it->second->closed) continue;  // the client went away
+      if (it == connections.end() || it->second->closed) continue;
       Connection* c = it->second.get();
-      StartResponse(c, std::move(job.response));
+      if (c->hung_up) {  // the client went away while the worker answered
+        Close(c);
+        continue;
+      }
+      c->close_after_write = c->close_after_write || job.close_after_write;
+      const bool broken = job.broken;
+      ContinueResponse(c, std::move(job.head), std::move(job.response), job.sent);
+      if (broken) {
+        Close(c);
+        continue;
+      }
       Process(c);  // pipelined requests that arrived meanwhile
     }
   }
@@ -471,22 +519,23 @@ struct HttpServer::Impl {
     StartResponse(c, ErrorResponse(status, message));
   }
 
+  void Observe(Connection* c, int status, double seconds) {
+    app->Observe(c->method_label, c->match.label.empty() ? "unrouted" : c->match.label, status,
+                 seconds);
+  }
+
   void StartResponse(Connection* c, HttpResponse response) {
-    double seconds = std::chrono::duration<double>(Clock::now() - c->request_done).count();
-    app->Observe(c->method_label, c->match.label.empty() ? "unrouted" : c->match.label,
-                 response.status, seconds);
+    Observe(c, response.status,
+            std::chrono::duration<double>(Clock::now() - c->request_done).count());
     if (stopping) c->close_after_write = true;
     const std::string& body = response.shared_body ? *response.shared_body : response.body;
     std::string head =
-        fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n", response.status,
-                    HttpReason(response.status), response.content_type, body.size());
-    for (const auto& [name, value] : response.headers)
-      head += fmt::format("{}: {}\r\n", name, value);
-    if (c->close_after_write)
-      head += "Connection: close\r\n";
-    else if (c->minor_version == 0)
-      head += "Connection: keep-alive\r\n";
-    head += "\r\n";
+        HttpResponseHead(response, body.size(), c->close_after_write, c->minor_version);
+    ContinueResponse(c, std::move(head), std::move(response), 0);
+  }
+
+  // Writes a response whose first `sent` bytes (of head and body together) are already sent.
+  void ContinueResponse(Connection* c, std::string head, HttpResponse response, size_t sent) {
     c->out_head = std::move(head);
     c->out_body.clear();
     c->out_shared.reset();
@@ -496,7 +545,7 @@ struct HttpServer::Impl {
       else
         c->out_body = std::move(response.body);
     }
-    c->out_offset = 0;
+    c->out_offset = sent;
     c->phase = Phase::kWriting;
     c->deadline = Clock::now() + Seconds(options.write_timeout_s);
     // The request's bytes are answered: they no longer count as held.
@@ -508,34 +557,14 @@ struct HttpServer::Impl {
 
   void OnWritable(Connection* c) {
     if (c->phase != Phase::kWriting) return;
-    const std::string& body = c->body();
-    size_t total = c->out_head.size() + body.size();
-    while (c->out_offset < total) {
-      iovec parts[2];
-      int count = 0;
-      if (c->out_offset < c->out_head.size()) {
-        parts[count++] = {const_cast<char*>(c->out_head.data()) + c->out_offset,
-                          c->out_head.size() - c->out_offset};
-        if (!body.empty()) parts[count++] = {const_cast<char*>(body.data()), body.size()};
-      } else {
-        size_t at = c->out_offset - c->out_head.size();
-        parts[count++] = {const_cast<char*>(body.data()) + at, body.size() - at};
-      }
-      msghdr message{};
-      message.msg_iov = parts;
-      message.msg_iovlen = static_cast<size_t>(count);
-      ssize_t n = ::sendmsg(c->fd, &message, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-          SetInterest(c, false, true);
-          return;
-        }
+    switch (SendResponseBytes(c->fd, c->out_head, c->body(), &c->out_offset)) {
+      case SendProgress::kDone:
+        return FinishResponse(c);
+      case SendProgress::kWouldBlock:
+        return SetInterest(c, false, true);
+      case SendProgress::kBroken:
         return Close(c);
-      }
-      c->out_offset += static_cast<size_t>(n);
     }
-    FinishResponse(c);
   }
 
   void FinishResponse(Connection* c) {
@@ -647,7 +676,10 @@ struct HttpServer::Impl {
           if (c->closed) continue;
         }
         if ((e & (EPOLLHUP | EPOLLERR)) && c->phase == Phase::kProcessing) {
-          Close(c);  // nobody left to answer; the worker's result is dropped
+          // Nobody left to answer: the worker's result is dropped when it comes back, and the
+          // socket, which the worker may be writing, is closed then.
+          if (!c->hung_up) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, nullptr);
+          c->hung_up = true;
           continue;
         }
         if (e & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) OnReadable(c);
@@ -659,9 +691,9 @@ struct HttpServer::Impl {
         next_tick = Clock::now() + kTick;
       }
     }
+    StopWorkers();  // first: a worker may be writing to a connection's socket
     for (auto& [id, c] : connections) ::close(c->fd);
     connections.clear();
-    StopWorkers();
   }
 };
 

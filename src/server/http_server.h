@@ -52,8 +52,10 @@ class HttpApplication {
   // For a complete request: on the I/O thread when match.inline_ok, else on a worker thread.
   // An exception becomes a 500.
   virtual HttpResponse Handle(const HttpRequest& request, const HttpRouteMatch& match) = 0;
-  // On the I/O thread, for every response sent. `method` is one of the standard methods or
-  // "OTHER"; `route` a match label or "unrouted" for requests refused before routing.
+  // For every response, before it is sent: on the I/O thread, or on the worker that answered
+  // (which sends its response itself), so it must be safe to call from several threads at once.
+  // `method` is one of the standard methods or "OTHER"; `route` a match label or "unrouted"
+  // for requests refused before routing.
   virtual void Observe(std::string_view method, std::string_view route, int status,
                        double seconds) = 0;
   // The body of an error response the server makes itself (400, 408, 413, 431, 503, ...).
