@@ -8,22 +8,17 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <thread>
 #include <unordered_map>
 
 #include "server/http_writing.h"
+#include "server/worker_pool.h"
 
 namespace cloudfit {
 
@@ -43,11 +38,6 @@ constexpr auto kTick = std::chrono::milliseconds(100);
 // never stops.
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kLingerBytes = size_t{64} << 20;
-// How much lower workers run than the I/O thread: nice 10 weighs ~1/9 of nice 0 in Linux's
-// scheduler, so the I/O thread runs first whenever it wakes, and workers still get every cycle
-// it leaves (it sleeps in epoll_wait most of the time).
-constexpr int kWorkerNiceness = 10;
-
 Clock::duration Seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
@@ -59,51 +49,7 @@ std::string_view MethodLabel(std::string_view method) {
   return "OTHER";
 }
 
-// One request waiting for, or done by, a worker. The worker sends the response itself as far as
-// the socket takes it; the I/O thread writes the rest.
-struct Job {
-  uint64_t connection = 0;
-  HttpRequest request;
-  HttpRouteMatch match;
-  HttpResponse response;
-  // How to answer, decided when the request arrived.
-  int fd = -1;
-  bool head_only = false;
-  bool close_after_write = false;
-  int minor_version = 1;
-  std::string method_label;
-  Clock::time_point request_done;
-  // What the worker did: the head it made and how much of the response it sent.
-  std::string head;
-  size_t sent = 0;
-  bool broken = false;
-};
-
 }  // namespace
-
-std::string_view HttpReason(int status) {
-  // One status per line reads as the table it is.
-  // clang-format off
-  switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 204: return "No Content";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 417: return "Expectation Failed";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
-  }
-  // clang-format on
-}
 
 struct HttpServer::Impl {
   enum class Phase {
@@ -162,13 +108,7 @@ struct HttpServer::Impl {
   std::atomic<bool> stop_requested{false};
   bool stopping = false;
 
-  // The worker pool: jobs in, done jobs out.
-  std::mutex mu;
-  std::condition_variable work_ready;
-  std::deque<Job> jobs;
-  std::vector<Job> done;
-  bool workers_exit = false;
-  std::vector<std::thread> workers;
+  HttpWorkerPool workers{[this](HttpJob* job) { Answer(job); }, [this] { Wake(); }};
 
   Impl(HttpApplication* a, HttpServerOptions o) : app(a), options(std::move(o)) {
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -180,7 +120,7 @@ struct HttpServer::Impl {
   }
 
   ~Impl() {
-    StopWorkers();
+    workers.Stop();
     for (auto& [id, c] : connections) ::close(c->fd);
     if (listen_fd >= 0) ::close(listen_fd);
     if (wake_fd >= 0) ::close(wake_fd);
@@ -195,55 +135,15 @@ struct HttpServer::Impl {
 
   // --- Workers -------------------------------------------------------------------------------
 
-  void StartWorkers() {
-    int n = std::max(1, options.workers);
-    for (int i = 0; i < n; ++i) workers.emplace_back([this] { Work(); });
-  }
-
-  void StopWorkers() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      workers_exit = true;
-    }
-    work_ready.notify_all();
-    for (std::thread& t : workers) t.join();
-    workers.clear();
-  }
-
-  void Work() {
-    // Workers compute; the I/O thread accepts, reads, writes and answers health checks and
-    // static routes itself. Under load more threads want the CPU than there are cores, and the
-    // I/O thread, which runs for microseconds at a time, must not wait behind a worker's
-    // recommendation (a liveness probe waited 36 ms at 256 connections on 2 cores): workers run
-    // at a lower priority (nice +kWorkerNiceness, which needs no privilege). Best effort.
-    errno = 0;
-    int nice_now = getpriority(PRIO_PROCESS, 0);
-    if (errno == 0) {
-      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()),
-                        std::min(19, nice_now + kWorkerNiceness));
-    }
-    while (true) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        work_ready.wait(lock, [&] { return !jobs.empty() || workers_exit; });
-        if (jobs.empty()) return;
-        job = std::move(jobs.front());
-        jobs.pop_front();
-      }
-      job.response = SafeHandle(job.request, job.match);
-      Send(&job);
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        done.push_back(std::move(job));
-      }
-      Wake();
-    }
+  // What a worker does with a job: the application's answer, sent as far as the socket takes it.
+  void Answer(HttpJob* job) {
+    job->response = SafeHandle(job->request, job->match);
+    Send(job);
   }
 
   // Sends a worker's response as far as the socket takes it now: the copy into the socket is
   // most of the cost of a large answer, and it is done here, below the I/O thread's priority.
-  void Send(Job* job) {
+  void Send(HttpJob* job) {
     const HttpResponse& r = job->response;
     app->Observe(job->method_label, job->match.label.empty() ? "unrouted" : job->match.label,
                  r.status, std::chrono::duration<double>(Clock::now() - job->request_done).count());
@@ -454,40 +354,26 @@ struct HttpServer::Impl {
       StartResponse(c, SafeHandle(request, c->match));
       return;
     }
-    bool queued = false;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (jobs.size() < options.max_queued) {
-        Job job;
-        job.connection = c->id;
-        job.request = std::move(request);
-        job.match = c->match;
-        job.fd = c->fd;
-        job.head_only = c->head_only;
-        job.close_after_write = c->close_after_write;
-        job.minor_version = c->minor_version;
-        job.request_done = c->request_done;
-        job.method_label = c->method_label;
-        jobs.push_back(std::move(job));
-        queued = true;
-      }
-    }
-    if (!queued) {
+    HttpJob job;
+    job.connection = c->id;
+    job.request = std::move(request);
+    job.match = c->match;
+    job.fd = c->fd;
+    job.head_only = c->head_only;
+    job.close_after_write = c->close_after_write;
+    job.minor_version = c->minor_version;
+    job.request_done = c->request_done;
+    job.method_label = c->method_label;
+    if (!workers.Submit(&job, options.max_queued)) {
       StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
       return;
     }
-    work_ready.notify_one();
     c->phase = Phase::kProcessing;
     SetInterest(c, false, false);
   }
 
   void DrainDone() {
-    std::vector<Job> finished;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      finished.swap(done);
-    }
-    for (Job& job : finished) {
+    for (HttpJob& job : workers.TakeDone()) {
       auto it = connections.find(job.connection);
       if (it == connections.end() || it->second->closed) continue;
       Connection* c = it->second.get();
@@ -639,7 +525,7 @@ struct HttpServer::Impl {
   }
 
   void Loop() {
-    StartWorkers();
+    workers.Start(options.workers);
     epoll_event events[256];
     Clock::time_point next_tick = Clock::now() + kTick;
     Clock::time_point stop_deadline;
@@ -691,7 +577,7 @@ struct HttpServer::Impl {
         next_tick = Clock::now() + kTick;
       }
     }
-    StopWorkers();  // first: a worker may be writing to a connection's socket
+    workers.Stop();  // first: a worker may be writing to a connection's socket
     for (auto& [id, c] : connections) ::close(c->fd);
     connections.clear();
   }

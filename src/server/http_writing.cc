@@ -8,6 +8,30 @@
 
 namespace cloudfit {
 
+std::string_view HttpReason(int status) {
+  // One status per line reads as the table it is.
+  // clang-format off
+  switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 417: return "Expectation Failed";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+  }
+  // clang-format on
+}
+
 std::string HttpResponseHead(const HttpResponse& response, size_t body_bytes, bool close,
                              int minor_version) {
   std::string head =

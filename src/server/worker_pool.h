@@ -1,0 +1,74 @@
+// The HTTP server's workers: requests in, answered requests out. The I/O thread submits the
+// requests it cannot answer at once (match.inline_ok false); a worker answers one (the server's
+// `answer`: the application's handler, then as much of the response as the socket takes), puts
+// it on the done list and signals the I/O thread, which writes the rest and reads the next one.
+#ifndef CLOUDFIT_SERVER_WORKER_POOL_H_
+#define CLOUDFIT_SERVER_WORKER_POOL_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/http_server.h"
+
+namespace cloudfit {
+
+// One request waiting for, or done by, a worker.
+struct HttpJob {
+  uint64_t connection = 0;
+  HttpRequest request;
+  HttpRouteMatch match;
+  HttpResponse response;
+  // How to answer, decided when the request arrived.
+  int fd = -1;
+  bool head_only = false;
+  bool close_after_write = false;
+  int minor_version = 1;
+  std::string method_label;
+  std::chrono::steady_clock::time_point request_done;
+  // What the worker did: the head it made and how much of the response it sent.
+  std::string head;
+  size_t sent = 0;
+  bool broken = false;
+};
+
+class HttpWorkerPool {
+ public:
+  // `answer` runs on a worker for each job; `finished` after each job is on the done list.
+  HttpWorkerPool(std::function<void(HttpJob*)> answer, std::function<void()> finished);
+  ~HttpWorkerPool();
+  HttpWorkerPool(const HttpWorkerPool&) = delete;
+  HttpWorkerPool& operator=(const HttpWorkerPool&) = delete;
+
+  // Starts `count` workers, below the calling thread's priority.
+  void Start(int count);
+  // Lets the workers answer every queued job, then joins them.
+  void Stop();
+  // Queues a job; false (and the job untouched) when `max_queued` are already waiting.
+  bool Submit(HttpJob* job, size_t max_queued);
+  // The jobs answered since the last call.
+  std::vector<HttpJob> TakeDone();
+
+ private:
+  void Work();
+
+  std::function<void(HttpJob*)> answer_;
+  std::function<void()> finished_;
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::deque<HttpJob> queued_;
+  std::vector<HttpJob> done_;
+  bool exit_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace cloudfit
+
+#endif  // CLOUDFIT_SERVER_WORKER_POOL_H_
