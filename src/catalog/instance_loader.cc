@@ -298,8 +298,8 @@ Status ParseInstances(const CsvTable& table, const std::string& provider, const 
       if (!plausible.ok()) r.Fail(kPriceColumns[i], plausible.message());
     }
     // Empty (or "unknown") where the source gives no date: never the day the file was read.
-    std::string as_of(r.Text(col.as_of));
-    if (r.status().ok() && !as_of.empty() && ToLower(as_of) != "unknown" &&
+    std::string_view as_of = r.Text(col.as_of);
+    if (r.status().ok() && !as_of.empty() && !EqualsIgnoringCase(as_of, "unknown") &&
         !ParseIsoDate(as_of, &price.as_of_days)) {
       r.Fail("as_of", fmt::format("'{}' is not a YYYY-MM-DD date (leave it empty when unknown)",
                                   Shown(as_of)));
