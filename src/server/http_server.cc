@@ -243,7 +243,11 @@ struct HttpServer::Impl {
         ::close(fd);
         continue;
       }
+      Connection* added = c.get();
       connections.emplace(c->id, std::move(c));
+      // The request often follows the handshake at once: answered now if it is there (a
+      // health check in the same loop turn), else when epoll says so.
+      OnReadable(added);
     }
   }
 
@@ -538,12 +542,14 @@ struct HttpServer::Impl {
       int timeout = static_cast<int>(
           std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now()).count());
       int n = epoll_wait(epoll_fd, events, 256, std::max(0, timeout));
+      // New connections first: a health probe connects afresh each time, and must not wait
+      // behind a batch of busy keep-alive connections.
+      for (int i = 0; i < n; ++i) {
+        if (events[i].data.u64 == kListenId) AcceptAll();
+      }
       for (int i = 0; i < n; ++i) {
         uint64_t id = events[i].data.u64;
-        if (id == kListenId) {
-          AcceptAll();
-          continue;
-        }
+        if (id == kListenId) continue;
         if (id == kWakeId) {
           uint64_t count = 0;
           ssize_t ignored = ::read(wake_fd, &count, sizeof(count));
