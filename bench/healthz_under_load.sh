@@ -3,7 +3,7 @@
 # connections (default 256) busy with POST /v1/recommend (bench/server_load.sh's request) for
 # DURATION seconds (default 20), while one client sends PROBES /healthz requests (default 500,
 # one at a time, each on a new connection as a probe does) and prints their latency percentiles
-# (curl's time_total: connect, request and response). Needs wrk and curl.
+# (curl's time_total: connect, request and response). Needs wrk and curl (exit 77 without).
 # Usage: bench/healthz_under_load.sh [duration_s] [connections] [probes]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +11,8 @@ binary=${CLOUDFIT:-build/cloudfit}
 duration=${1:-20}
 connections=${2:-256}
 probes=${3:-500}
-command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
-command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 77; }
+command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 77; }
 times=$(mktemp)
 source bench/start_server.sh
 cleanup_files+=("$times")

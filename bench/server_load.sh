@@ -2,13 +2,15 @@
 # Load test of `cloudfit serve`: POST /v1/recommend with wrk for DURATION seconds (default 60)
 # over CONNECTIONS connections (default 8), then prints requests/s, latency percentiles,
 # non-2xx responses and the server's resident memory before and after.
-# Needs wrk (apt-get install wrk). Usage: bench/server_load.sh [duration_s] [connections]
+# Needs wrk and curl (exit 77 without them). Fails when any response is not a 2xx or a socket
+# fails. Usage: bench/server_load.sh [duration_s] [connections]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=${CLOUDFIT:-build/cloudfit}
 duration=${1:-60}
 connections=${2:-8}
-command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 77; }
+command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 77; }
 
 script=$(mktemp --suffix=.lua)
 source bench/start_server.sh
@@ -29,6 +31,9 @@ LUA
 curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
   --data '{"workload": {"kind": "lora", "model": "Llama-3.1-8B"}}' "${url}v1/recommend"
 before=$(rss_kib)
-wrk -t 2 -c "$connections" -d "${duration}s" -s "$script" "${url}v1/recommend"
+report=$(wrk -t 2 -c "$connections" -d "${duration}s" -s "$script" "${url}v1/recommend")
 after=$(rss_kib)
+echo "$report"
 echo "server RSS: ${before} KiB after warm-up, ${after} KiB after the run"
+# A fast failure is not a fast server.
+grep -q 'non-2xx 0, socket errors 0' <<<"$report" || { echo "server_load: failed requests" >&2; exit 1; }

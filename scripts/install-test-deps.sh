@@ -2,11 +2,12 @@
 # Installs what the test suite needs beyond the build: Debian's Chromium and Node.js for the web
 # page's browser test, zsh and fish to parse the generated completions, and the pinned npm
 # packages of tests/e2e (playwright-core, which drives the system Chromium and downloads no
-# browser) and tests/formats (HashiCorp's HCL parser and the Kubernetes schema validators).
-# Without the registry those tests skip (exit 77).
+# browser) and tests/formats (HashiCorp's HCL parser and the Kubernetes schema validators), and
+# wrk and curl for the server benchmarks' small runs. Without the registry those tests skip
+# (exit 77).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(chromium nodejs zsh fish)
+packages=(chromium nodejs zsh fish wrk curl)
 # Some machines carry npm inside a nodejs build of their own; ask Debian for it only when absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()
