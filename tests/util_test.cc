@@ -6,8 +6,15 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "cloudfit/table.h"
+#include "util/allocator.h"
 #include "util/csv.h"
 #include "util/date.h"
 #include "util/python_literal.h"
@@ -236,3 +243,27 @@ TEST(PythonLiteralTest, RejectsMalformedInput) {
 
 }  // namespace
 }  // namespace cloudfit
+
+#if defined(__GLIBC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+// ASan replaces malloc (its own heap, no glibc top to reuse), so the test needs glibc's.
+TEST(AllocatorTest, PrefaultHeapLeavesTheNextAllocationMapped) {
+  cloudfit::KeepFreedMemory();
+  constexpr size_t kBytes = 2 << 20;
+  cloudfit::PrefaultHeap(kBytes);
+  // A block a little smaller reuses the prefaulted top: every page of it is already mapped, so
+  // touching it takes no fault.
+  constexpr size_t kUsed = kBytes - (64 << 10);
+  auto* block = static_cast<char*>(malloc(kUsed));
+  ASSERT_NE(block, nullptr);
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t start = (reinterpret_cast<uintptr_t>(block) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(block) + kUsed) & ~(page - 1);
+  std::vector<unsigned char> resident((end - start) / page);
+  int status = mincore(reinterpret_cast<void*>(start), end - start, resident.data());
+  free(block);
+  ASSERT_EQ(status, 0);
+  size_t mapped = static_cast<size_t>(
+      std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }));
+  EXPECT_EQ(mapped, resident.size());
+}
+#endif
