@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <unordered_map>
 
 #include "server/http_writing.h"
@@ -109,6 +110,9 @@ struct HttpServer::Impl {
   bool stopping = false;
 
   HttpWorkerPool workers{[this](HttpJob* job) { Answer(job); }, [this] { Wake(); }};
+  std::deque<HttpJob> not_handed;  // jobs the pool's busy lock kept out, oldest first
+  std::vector<HttpJob> done;       // answered jobs taken from the pool, reused
+  bool done_pending = false;       // answered jobs left behind by a busy lock
 
   Impl(HttpApplication* a, HttpServerOptions o) : app(a), options(std::move(o)) {
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -368,16 +372,52 @@ struct HttpServer::Impl {
     job.minor_version = c->minor_version;
     job.request_done = c->request_done;
     job.method_label = c->method_label;
-    if (!workers.Submit(&job, options.max_queued)) {
+    // Jobs not yet handed to the pool (its lock was busy) go first, in order.
+    HttpWorkerPool::Handed handed = HttpWorkerPool::Handed::kBusy;
+    if (not_handed.empty()) {
+      handed = workers.TrySubmit(&job, options.max_queued);
+    } else if (not_handed.size() >= options.max_queued) {
+      handed = HttpWorkerPool::Handed::kFull;
+    }
+    if (handed == HttpWorkerPool::Handed::kFull) {
       StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
       return;
     }
+    if (handed == HttpWorkerPool::Handed::kBusy) not_handed.push_back(std::move(job));
     c->phase = Phase::kProcessing;
     SetInterest(c, false, false);
   }
 
+  // Hands the pool what it could not take before and takes what it answered, without waiting
+  // for its lock (worker_pool.h says why). True when all of it went through; else the loop
+  // comes back within a millisecond.
+  bool HandOff() {
+    while (!not_handed.empty()) {
+      HttpWorkerPool::Handed handed = workers.TrySubmit(&not_handed.front(), options.max_queued);
+      if (handed == HttpWorkerPool::Handed::kBusy) break;
+      if (handed == HttpWorkerPool::Handed::kFull) {
+        // The queue filled meanwhile: answered as a full queue is at once.
+        auto it = connections.find(not_handed.front().connection);
+        if (it != connections.end() && !it->second->closed) {
+          Connection* c = it->second.get();
+          if (c->hung_up) {
+            Close(c);
+          } else {
+            StartResponse(
+                c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
+          }
+        }
+      }
+      not_handed.pop_front();
+    }
+    if (done_pending) DrainDone();
+    return not_handed.empty() && !done_pending;
+  }
+
   void DrainDone() {
-    for (HttpJob& job : workers.TakeDone()) {
+    done.clear();
+    done_pending = !workers.TryTakeDone(&done);
+    for (HttpJob& job : done) {
       auto it = connections.find(job.connection);
       if (it == connections.end() || it->second->closed) continue;
       Connection* c = it->second.get();
@@ -541,6 +581,8 @@ struct HttpServer::Impl {
       if (stopping && (connections.empty() || Clock::now() > stop_deadline)) break;
       int timeout = static_cast<int>(
           std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now()).count());
+      // Sleep, not spin, while the pool's lock is busy: its holder needs the core.
+      if (!HandOff()) timeout = std::min(timeout, 1);
       int n = epoll_wait(epoll_fd, events, 256, std::max(0, timeout));
       // New connections first: a health probe connects afresh each time, and must not wait
       // behind a batch of busy keep-alive connections.

@@ -41,21 +41,27 @@ void HttpWorkerPool::Stop() {
   threads_.clear();
 }
 
-bool HttpWorkerPool::Submit(HttpJob* job, size_t max_queued) {
+HttpWorkerPool::Handed HttpWorkerPool::TrySubmit(HttpJob* job, size_t max_queued) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (queued_.size() >= max_queued) return false;
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return Handed::kBusy;
+    if (queued_.size() >= max_queued) return Handed::kFull;
     queued_.push_back(std::move(*job));
   }
   work_ready_.notify_one();
-  return true;
+  return Handed::kQueued;
 }
 
-std::vector<HttpJob> HttpWorkerPool::TakeDone() {
-  std::vector<HttpJob> done;
-  std::lock_guard<std::mutex> lock(mu_);
-  done.swap(done_);
-  return done;
+bool HttpWorkerPool::TryTakeDone(std::vector<HttpJob>* done) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  if (done->empty()) {
+    done->swap(done_);
+  } else {
+    for (HttpJob& job : done_) done->push_back(std::move(job));
+    done_.clear();
+  }
+  return true;
 }
 
 void HttpWorkerPool::Work() {
