@@ -20,8 +20,9 @@ constexpr const char* kVersion = "0.1.0";
 
 // The subcommands, in the order help lists them (then completion and manpage), with the heap a
 // run over the built-in catalog grows to, mapped at start in one call (util/allocator.h): 3.4 MiB
-// for README's `recommend`, 1.8 MiB for `instances` (glibc's brk, measured with strace); the
-// others grow it by under 1 MiB, which costs less to fault in than to map whole.
+// for README's `recommend`, 1.8 MiB for `instances`, 0.5 MiB for an `estimate` (glibc's brk,
+// measured with strace). The others answer from prepared data, and `catalog` and `calibrate`
+// runs vary too much in size to say.
 struct Command {
   const char* name;
   void (*add)(CLI::App* app, const cloudfit::cli::GlobalOptions* global);
@@ -35,7 +36,7 @@ const Command kCommands[] = {
     {"instances", cloudfit::cli::AddInstancesCommand, 2},
     {"models", cloudfit::cli::AddModelsCommand},
     {"catalog", cloudfit::cli::AddCatalogCommand},
-    {"estimate", cloudfit::cli::AddEstimateCommand},
+    {"estimate", cloudfit::cli::AddEstimateCommand, 1},
     {"calibrate", cloudfit::cli::AddCalibrateCommand},
     {"serve", cloudfit::cli::AddServeCommand},
     {"probe", cloudfit::cli::AddProbeCommand},
