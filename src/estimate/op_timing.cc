@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace cloudfit {
 
@@ -199,24 +200,71 @@ double StackBandwidth(const DeviceModel& device, const StackProfile& stack, doub
   return bw;
 }
 
-GroupTime& GroupTimes::operator[](std::string_view name) {
-  // Names are OpGroupName's static strings: the same pointer finds the entry without
-  // comparing characters.
-  for (size_t i = 0; i < size_; ++i) {
-    if (entries_[i].first.data() == name.data() && entries_[i].first.size() == name.size()) {
-      return entries_[i].second;
+namespace {
+
+// Each kind's group as its place in name order among all the groups: entries kept in rank
+// order are in name order, found without comparing names.
+struct GroupRanks {
+  std::array<int8_t, kOpKindCount> of_kind{};
+  GroupRanks() {
+    std::vector<std::string_view> names;
+    for (int k = 0; k < kOpKindCount; ++k) names.push_back(OpGroupName(static_cast<OpKind>(k)));
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    for (int k = 0; k < kOpKindCount; ++k) {
+      auto it = std::lower_bound(names.begin(), names.end(), OpGroupName(static_cast<OpKind>(k)));
+      of_kind[static_cast<size_t>(k)] = static_cast<int8_t>(it - names.begin());
     }
   }
+};
+
+const GroupRanks& Ranks() {
+  static const GroupRanks ranks;
+  return ranks;
+}
+
+int8_t RankOfGroup(std::string_view name) {
+  for (int k = 0; k < kOpKindCount; ++k) {
+    if (OpGroupName(static_cast<OpKind>(k)) == name) return Ranks().of_kind[static_cast<size_t>(k)];
+  }
+  assert(false && "not a group of OpGroupName");
+  return 0;
+}
+
+}  // namespace
+
+GroupTime& GroupTimes::operator[](std::string_view name) {
+  return entries_[IndexOf(RankOfGroup(name), name)].second;
+}
+
+GroupTime& GroupTimes::For(OpKind kind) {
+  int8_t& slot = slot_of_kind_[static_cast<size_t>(kind)];
+  // IndexOf may insert, shifting the other kinds' slots; this one is set after.
+  if (slot < 0) {
+    slot = static_cast<int8_t>(
+        IndexOf(Ranks().of_kind[static_cast<size_t>(kind)], OpGroupName(kind)));
+  }
+  return entries_[static_cast<size_t>(slot)].second;
+}
+
+size_t GroupTimes::IndexOf(int8_t rank, std::string_view name) {
   size_t i = 0;
-  while (i < size_ && entries_[i].first < name) ++i;
-  if (i < size_ && entries_[i].first == name) return entries_[i].second;
+  while (i < size_ && rank_[i] < rank) ++i;
+  if (i < size_ && rank_[i] == rank) return i;
   // A new group, inserted where name order puts it. Every operator kind has one group, so
   // there are never more names than kinds, the array's size.
   assert(size_ < entries_.size());
-  for (size_t j = size_; j > i; --j) entries_[j] = entries_[j - 1];
+  for (size_t j = size_; j > i; --j) {
+    entries_[j] = entries_[j - 1];
+    rank_[j] = rank_[j - 1];
+  }
   entries_[i] = {name, GroupTime()};
+  rank_[i] = rank;
   ++size_;
-  return entries_[i].second;
+  for (int8_t& slot : slot_of_kind_) {
+    if (slot >= static_cast<int8_t>(i)) ++slot;
+  }
+  return i;
 }
 
 void PassTime::Add(const PassTime& other) {
@@ -406,7 +454,7 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
 
 void AddOperatorTime(const Operator& op, double batch, Pass pass, const DeviceModel& device,
                      const StackProfile& stack, double spatial_scale, PassTime* out) {
-  GroupTime& g = out->groups[OpGroupName(op.kind)];
+  GroupTime& g = out->groups.For(op.kind);
   ForEachKernel(op, batch, pass, device, stack, spatial_scale,
                 [&](const Kernel& k, double kernels) { AddKernels(k, kernels, stack, &g, out); });
 }

@@ -9,6 +9,7 @@
 #define CLOUDFIT_ESTIMATE_OP_TIMING_H_
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -77,17 +78,28 @@ struct GroupTime {
 class GroupTimes {
  public:
   using Entry = std::pair<std::string_view, GroupTime>;
+  GroupTimes() { slot_of_kind_.fill(-1); }
   // `name` must outlive the pass (OpGroupName's names are static).
   GroupTime& operator[](std::string_view name);
+  // The group of operators of `kind` (OpGroupName), found in constant time after its first use:
+  // a training estimate times tens of thousands of operators.
+  GroupTime& For(OpKind kind);
   const Entry* begin() const { return entries_.data(); }
   const Entry* end() const { return entries_.data() + size_; }
   size_t size() const { return size_; }
   GroupTime& at(size_t i) { return entries_[i].second; }
 
  private:
+  // The entry of group `name`, whose place in name order is `rank`, inserted if new.
+  size_t IndexOf(int8_t rank, std::string_view name);
+
   // One entry per group of OpGroupName (matmul, conv, attention, ...): at most one per kind.
   std::array<Entry, kOpKindCount> entries_{};
+  std::array<int8_t, kOpKindCount> rank_{};  // each entry's group's place in name order
   size_t size_ = 0;
+  // Where each kind's group is in `entries_`, or -1 before its first use; shifted with the
+  // entries when a group is inserted before them.
+  std::array<int8_t, kOpKindCount> slot_of_kind_;
 };
 
 struct PassTime {
