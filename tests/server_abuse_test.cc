@@ -411,12 +411,19 @@ class FakeApp : public HttpApplication {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       r.body = "{\"slow\":true}";
     } else if (request.path == "/big") {
-      r.body.assign(64 << 20, 'z');
+      r.shared_body = BigBody();
     } else {
       r.status = 404;
       r.body = "{}";
     }
     return r;
+  }
+  // 64 MiB, made once by the test before it asks: a worker that filled it itself ran at nice
+  // +10 on a busy machine and, faulting in 16,384 fresh pages, could hand the answer over after
+  // the test had already waited out the write deadline.
+  static std::shared_ptr<const std::string> BigBody() {
+    static const auto body = std::make_shared<const std::string>(size_t{64} << 20, 'z');
+    return body;
   }
   void Observe(std::string_view, std::string_view route, int status, double) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -530,6 +537,7 @@ TEST_F(HttpServerTest, AClientThatDoesNotReadIsClosedAfterTheWriteDeadline) {
   HttpServerOptions o;
   o.write_timeout_s = 0.5;
   Start(o);
+  (void)FakeApp::BigBody();
   RawClient c(server_->port());
   c.Send(Get("/big"));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
