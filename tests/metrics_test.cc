@@ -29,16 +29,28 @@ TEST(MetricsTest, AddsUpWhatEachThreadRecorded) {
   for (std::thread& t : threads) t.join();
   metrics.Record("POST", "/v1/recommend", 503, 2.0);  // this thread's own shard
   std::string text = metrics.Prometheus();
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="200"} 3600)"))
+  EXPECT_TRUE(
+      Has(text,
+          R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="200"} 3600)"))
       << text;
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="400"} 400)"));
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="503"} 1)"));
+  EXPECT_TRUE(
+      Has(text,
+          R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="400"} 400)"));
+  EXPECT_TRUE(Has(
+      text, R"(cloudfit_http_requests_total{method="POST",route="/v1/recommend",status="503"} 1)"));
   EXPECT_TRUE(Has(text, R"(cloudfit_http_errors_total{method="POST",route="/v1/recommend"} 401)"));
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_request_duration_seconds_count{method="POST",route="/v1/recommend"} 4001)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(cloudfit_http_request_duration_seconds_count{method="POST",route="/v1/recommend"} 4001)"));
   // 4,000 answers took 2 ms (within the 2.5 ms bucket), one took 2 s (past every bucket).
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_request_duration_seconds_bucket{method="POST",route="/v1/recommend",le="0.0025"} 4000)"));
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_request_duration_seconds_bucket{method="POST",route="/v1/recommend",le="+Inf"} 4001)"));
-  EXPECT_TRUE(Has(text, R"(cloudfit_http_requests_total{method="GET",route="/healthz",status="200"} 1000)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(cloudfit_http_request_duration_seconds_bucket{method="POST",route="/v1/recommend",le="0.0025"} 4000)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(cloudfit_http_request_duration_seconds_bucket{method="POST",route="/v1/recommend",le="+Inf"} 4001)"));
+  EXPECT_TRUE(Has(
+      text, R"(cloudfit_http_requests_total{method="GET",route="/healthz",status="200"} 1000)"));
   // Each route once, however many shards hold it.
   size_t first = text.find("cloudfit_http_errors_total{method=\"GET\",route=\"/healthz\"}");
   ASSERT_NE(first, std::string::npos);
@@ -53,7 +65,8 @@ TEST(MetricsTest, KeepsInstancesApartWhenOneThreadRecordsIntoBoth) {
     a->Record("GET", "/a", 200, 0.001);
     b.Record("GET", "/b", 200, 0.001);
   }
-  EXPECT_TRUE(Has(a->Prometheus(), R"(cloudfit_http_requests_total{method="GET",route="/a",status="200"} 3)"));
+  EXPECT_TRUE(Has(a->Prometheus(),
+                  R"(cloudfit_http_requests_total{method="GET",route="/a",status="200"} 3)"));
   EXPECT_EQ(a->Prometheus().find("route=\"/b\""), std::string::npos);
   // A new instance (perhaps at the freed one's address) starts empty.
   a = std::make_unique<Metrics>();

@@ -45,8 +45,7 @@ std::vector<HttpJob> TakeAll(HttpWorkerPool* pool, size_t count) {
 
 TEST(WorkerPoolTest, AnswersEveryJobAndHandsItBackInOrderWithOneWorker) {
   std::atomic<int> finished{0};
-  HttpWorkerPool pool([](HttpJob* job) { job->sent = job->connection * 10; },
-                      [&] { ++finished; });
+  HttpWorkerPool pool([](HttpJob* job) { job->sent = job->connection * 10; }, [&] { ++finished; });
   pool.Start(1);
   constexpr uint64_t kJobs = 200;
   for (uint64_t i = 1; i <= kJobs; ++i) ASSERT_EQ(Submit(&pool, i, 1024), Handed::kQueued);

@@ -241,8 +241,8 @@ GroupTime& GroupTimes::For(OpKind kind) {
   int8_t& slot = slot_of_kind_[static_cast<size_t>(kind)];
   // IndexOf may insert, shifting the other kinds' slots; this one is set after.
   if (slot < 0) {
-    slot = static_cast<int8_t>(
-        IndexOf(Ranks().of_kind[static_cast<size_t>(kind)], OpGroupName(kind)));
+    slot =
+        static_cast<int8_t>(IndexOf(Ranks().of_kind[static_cast<size_t>(kind)], OpGroupName(kind)));
   }
   return entries_[static_cast<size_t>(slot)].second;
 }

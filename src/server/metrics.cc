@@ -60,8 +60,9 @@ std::string Metrics::Prometheus() const {
   out += "# TYPE cloudfit_http_requests_total counter\n";
   for (const auto& [key, r] : routes) {
     for (const auto& [status, count] : r.by_status) {
-      out += fmt::format("cloudfit_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{}\"}} {}\n",
-                         key.first, key.second, status, count);
+      out += fmt::format(
+          "cloudfit_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{}\"}} {}\n",
+          key.first, key.second, status, count);
     }
   }
   out += "# HELP cloudfit_http_errors_total HTTP responses with status 400 or above.\n";
@@ -81,8 +82,8 @@ std::string Metrics::Prometheus() const {
     out += fmt::format("cloudfit_http_request_duration_seconds_bucket{{{},le=\"+Inf\"}} {}\n",
                        labels, r.requests);
     out += fmt::format("cloudfit_http_request_duration_seconds_sum{{{}}} {}\n", labels, r.seconds);
-    out += fmt::format("cloudfit_http_request_duration_seconds_count{{{}}} {}\n", labels,
-                       r.requests);
+    out +=
+        fmt::format("cloudfit_http_request_duration_seconds_count{{{}}} {}\n", labels, r.requests);
   }
   return out;
 }

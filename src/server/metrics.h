@@ -41,7 +41,7 @@ class Metrics {
   };
   Shard* ThisThreadsShard();
 
-  const uint64_t id_;  // tells this instance from a later one at the same address
+  const uint64_t id_;             // tells this instance from a later one at the same address
   mutable std::mutex shards_mu_;  // guards `shards_`: a thread's first record adds its shard
   std::vector<std::unique_ptr<Shard>> shards_;
 };
