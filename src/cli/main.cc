@@ -117,8 +117,9 @@ int Run(int argc, char** argv) {
   using namespace cloudfit::cli;
   cloudfit::KeepFreedMemory();
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  const std::string_view invoked = InvokedCommand(args);
   for (const Command& command : kCommands) {
-    if (InvokedCommand(args) == command.name && command.prefault_heap_mib > 0) {
+    if (invoked == command.name && command.prefault_heap_mib > 0) {
       cloudfit::PrefaultHeap(command.prefault_heap_mib << 20);
     }
   }

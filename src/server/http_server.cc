@@ -380,12 +380,16 @@ struct HttpServer::Impl {
       handed = HttpWorkerPool::Handed::kFull;
     }
     if (handed == HttpWorkerPool::Handed::kFull) {
-      StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
+      RespondQueueFull(c);
       return;
     }
     if (handed == HttpWorkerPool::Handed::kBusy) not_handed.push_back(std::move(job));
     c->phase = Phase::kProcessing;
     SetInterest(c, false, false);
+  }
+
+  void RespondQueueFull(Connection* c) {
+    StartResponse(c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
   }
 
   // Hands the pool what it could not take before and takes what it answered, without waiting
@@ -403,8 +407,7 @@ struct HttpServer::Impl {
           if (c->hung_up) {
             Close(c);
           } else {
-            StartResponse(
-                c, ErrorResponse(503, "server busy: too many requests waiting; retry shortly"));
+            RespondQueueFull(c);
           }
         }
       }
