@@ -92,13 +92,27 @@ bool ParseInt(std::string_view text, long long* out) {
   return true;
 }
 
+namespace {
+
+void AppendNormalizedName(std::string_view name, std::string* out) {
+  // Sized once and written through a pointer, not a push_back per byte: ClosestNames
+  // normalizes every candidate for every unknown name.
+  size_t start = out->size();
+  out->resize(start + name.size());
+  char* next = out->data() + start;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_' || c == '.' || c == '\t') continue;
+    *next++ = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  out->resize(static_cast<size_t>(next - out->data()));
+}
+
+}  // namespace
+
 std::string NormalizeName(std::string_view name) {
   std::string out;
   out.reserve(name.size());
-  for (char c : name) {
-    if (c == ' ' || c == '-' || c == '_' || c == '.' || c == '\t') continue;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
+  AppendNormalizedName(name, &out);
   return out;
 }
 
@@ -111,20 +125,52 @@ namespace {
 size_t EditDistanceAtMost(std::string_view a, std::string_view b, size_t at_most) {
   size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (gap > at_most) return gap;
-  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  // Two rows of the table, on the stack for names of ordinary length: suggestions are made
+  // for every unknown name, and the fuzz harnesses make millions.
+  constexpr size_t kStackColumns = 128;
+  size_t stack_rows[2][kStackColumns + 1];
+  std::vector<size_t> heap_rows;
+  size_t* previous = stack_rows[0];
+  size_t* current = stack_rows[1];
+  if (b.size() > kStackColumns) {
+    heap_rows.resize(2 * (b.size() + 1));
+    previous = heap_rows.data();
+    current = previous + b.size() + 1;
+  }
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
     size_t row_min = current[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-      row_min = std::min(row_min, current[j]);
+      size_t cell = std::min(std::min(previous[j], current[j - 1]) + 1, substitution);
+      current[j] = cell;
+      row_min = std::min(row_min, cell);
     }
     if (row_min > at_most) return row_min;
     std::swap(previous, current);
   }
   return previous[b.size()];
+}
+
+// A lower bound of the edit distance of a name whose byte counts are `key_counts` (`key_size`
+// bytes) and `name`: every byte one has more of than the other needs an edit of its own, and an
+// edit mends at most one surplus on each side.
+size_t BagDistance(const int (&key_counts)[256], size_t key_size, std::string_view name) {
+  int counts[256];
+  std::copy(std::begin(key_counts), std::end(key_counts), std::begin(counts));
+  size_t key_surplus = key_size;  // bytes of the key not matched by a byte of the name
+  size_t name_surplus = 0;
+  for (char c : name) {
+    int& left = counts[static_cast<unsigned char>(c)];
+    if (left > 0) {
+      --left;
+      --key_surplus;
+    } else {
+      ++name_surplus;
+    }
+  }
+  return std::max(key_surplus, name_surplus);
 }
 
 }  // namespace
@@ -137,13 +183,22 @@ std::vector<std::string> ClosestNames(std::string_view query,
                                       const std::vector<std::string>& candidates, size_t limit) {
   std::string key = NormalizeName(query);
   size_t max_distance = std::max<size_t>(2, key.size() / 2);
+  // Counts of each byte of the key: a name needs at least as many edits as the bytes one of the
+  // two has and the other lacks (the larger side), which rules most names out before the table.
+  int key_counts[256] = {};
+  for (char c : key) ++key_counts[static_cast<unsigned char>(c)];
   std::multimap<size_t, std::string> ranked;
+  std::string normalized;  // reused: one allocation for all the candidates
   for (const std::string& candidate : candidates) {
-    std::string normalized = NormalizeName(candidate);
-    size_t distance = EditDistanceAtMost(key, normalized, max_distance);
+    normalized.clear();
+    AppendNormalizedName(candidate, &normalized);
+    size_t distance = max_distance + 1;
     // A query contained in a longer name ("a100" in "a10080gb") is a near miss too.
-    if (!key.empty() && normalized.find(key) != std::string::npos)
-      distance = std::min<size_t>(distance, 1);
+    if (!key.empty() && normalized.find(key) != std::string::npos) {
+      distance = normalized.size() == key.size() ? 0 : 1;
+    } else if (BagDistance(key_counts, key.size(), normalized) <= max_distance) {
+      distance = EditDistanceAtMost(key, normalized, max_distance);
+    }
     if (distance <= max_distance) ranked.emplace(distance, candidate);
   }
   std::vector<std::string> out;
