@@ -19,6 +19,7 @@
 #include "json_schema_check.h"
 #include "test_support.h"
 #include "util/csv.h"
+#include "util/strings.h"
 
 namespace cloudfit {
 namespace {
@@ -204,6 +205,64 @@ TEST(CsvTest, EveryCsvIsAHeaderAndPlainRows) {
   ExpectPlainCsv({"catalog", "info", "--regions", "--csv"});
   ExpectPlainCsv({"explain", "--kind", "lora", "--model", "Llama-3.1-8B", "--csv"});
   ExpectPlainCsv({"estimate", "--kind", "train", "--model", "ResNet-50", "--gpu", "L4", "--csv"});
+}
+
+// `calibrate report --cases --csv` is one table (no group figures above it), and with
+// --cross-validate each row also carries its error when its GPU, and its model, were left out
+// of the fit. A few llama.cpp decode rows of ../shared/calibration keep the fits short.
+TEST(CsvTest, CalibrationCasesAreOneTableWithTheirLeftOutErrors) {
+  fs::path shared = fs::path(CLOUDFIT_SOURCE_DIR) / "../shared/calibration";
+  if (!fs::is_directory(shared)) GTEST_SKIP() << "no ../shared/calibration";
+  fs::path dir = fs::temp_directory_path() / ("cloudfit-cv-cases-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string train = testing::ReadWholeFile(shared / "train_throughput.csv");
+  std::ofstream(dir / "train_throughput.csv") << train.substr(0, train.find('\n') + 1);
+  std::istringstream llm(testing::ReadWholeFile(shared / "llm_memory_and_speed.csv"));
+  std::ofstream kept(dir / "llm_memory_and_speed.csv");
+  std::string line;
+  std::getline(llm, line);
+  kept << line << "\n";
+  size_t rows = 0;
+  while (std::getline(llm, line)) {
+    bool decode = line.find(",decode_tokens_per_s,") != std::string::npos;
+    bool one_gpu = line.find(",1x RTX 3090 24GB,") != std::string::npos ||
+                   line.find(",1x RTX A6000 48GB,") != std::string::npos;
+    if (decode && one_gpu) {
+      kept << line << "\n";
+      ++rows;
+    }
+  }
+  kept.close();
+  ASSERT_GE(rows, 10u);
+  Result r = RunCli({"calibrate", "report", "--cases-dir", dir.string(), "--cross-validate",
+                     "--passes", "2", "--cases", "--csv"},
+                    "CLOUDFIT_CATALOG=");
+  fs::remove_all(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  CsvTable table;
+  ASSERT_TRUE(ParseCsv(r.out, "stdout", CsvOptions{false}, &table).ok()) << r.out.substr(0, 400);
+  EXPECT_EQ(r.out.rfind("id,", 0), 0u) << r.out.substr(0, 200);
+  ASSERT_EQ(table.rows.size(), rows);
+  int in_sample = table.ColumnIndex("error_percent");
+  int gpu_out = table.ColumnIndex("error_gpu_out_percent");
+  int model_out = table.ColumnIndex("error_model_out_percent");
+  ASSERT_GE(in_sample, 0);
+  ASSERT_GE(gpu_out, 0);
+  ASSERT_GE(model_out, 0);
+  int differ = 0;
+  for (const CsvRow& row : table.rows) {
+    double shipped = 0, left_out = 0, other = 0;
+    ASSERT_TRUE(ParseDouble(row.fields[in_sample], &shipped)) << row.fields[in_sample];
+    ASSERT_TRUE(ParseDouble(row.fields[gpu_out], &left_out)) << row.fields[gpu_out];
+    ASSERT_TRUE(ParseDouble(row.fields[model_out], &other)) << row.fields[model_out];
+    differ += left_out != shipped;
+    // The two boards are GA102 twins: a fit on one predicts the other within 60%.
+    EXPECT_LT(std::abs(left_out), 60) << row.fields[0];
+    EXPECT_LT(std::abs(other), 60) << row.fields[0];
+  }
+  // The fits that never saw a row predict it differently from the shipped table.
+  EXPECT_GT(differ, 0);
 }
 
 TEST(CsvTest, RecommendCsvSplitsWhatTheTableCombines) {

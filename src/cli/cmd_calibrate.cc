@@ -58,6 +58,71 @@ std::string StatsTable(const std::map<std::string, ErrorStats>& stats, const std
   return table.Render(OutputFormat::kTable);
 }
 
+// Every case with its prediction and error; with cross-validation, also its error when its GPU,
+// then its model, was left out of the fit: the rows that make the cross-validated figures.
+Table CasesTable(const Catalog& catalog, const std::vector<CalibrationCase>& cases,
+                 const std::vector<CrossValidation>& validations) {
+  // Errors twice, as the group table has them: "12.3%" for people, 12.3 for machines.
+  std::vector<Table::Column> columns = {{"id", "row"},
+                                        {"metric", "metric"},
+                                        {"gpu", "gpu"},
+                                        {"model", "model"},
+                                        {"measured", "measured", true},
+                                        {"predicted", "predicted", true},
+                                        {"error", "error", true, 0, Audience::kPeople},
+                                        {"error_percent", "", true, 0, Audience::kMachines}};
+  std::vector<std::map<const CalibrationCase*, double>> left_out;
+  for (const CrossValidation& cv : validations) {
+    std::string what(HoldoutName(cv.holdout));
+    columns.push_back(
+        {"error_" + what + "_out", "error, " + what + " left out", true, 0, Audience::kPeople});
+    columns.push_back({"error_" + what + "_out_percent", "", true, 0, Audience::kMachines});
+    auto& predicted = left_out.emplace_back();
+    for (const CrossValidation::Row& r : cv.rows) predicted[r.c] = r.predicted;
+  }
+  Table rows(columns);
+  // The error of prediction p in both forms; unknown where the case has no error to give.
+  auto add_error = [](const CalibrationCase& c, double p, std::vector<TableCell>* row) {
+    if (c.measured <= 0 || c.family == MetricFamily::kFits) {
+      row->push_back(TableCell::Unknown());
+      row->push_back(TableCell::Unknown());
+      return;
+    }
+    std::string percent = FormatNumber(100 * (p - c.measured) / c.measured, 1);
+    row->push_back(percent + "%");
+    row->push_back(percent);
+  };
+  for (const CalibrationCase& c : cases) {
+    double p = 0;
+    Status s = PredictCase(catalog, c, &p);
+    std::vector<TableCell> row = {c.id,
+                                  std::string(MetricFamilyName(c.family)),
+                                  fmt::format("{}x {}", c.num_gpus, c.gpu),
+                                  c.workload.model.name,
+                                  FormatNumber(c.measured, 3),
+                                  s.ok() ? TableCell(FormatNumber(p, 3)) : TableCell::Unknown()};
+    if (s.ok()) {
+      add_error(c, p, &row);
+    } else {
+      row.push_back(s.message());
+      row.push_back(TableCell::Unknown());
+    }
+    for (const auto& predicted : left_out) {
+      // Not left out (a held-out row, or a fits row): unknown. Left out and not estimated:
+      // "failed", which the figures count as a 100% error.
+      auto it = predicted.find(&c);
+      if (it != predicted.end() && it->second > 0) {
+        add_error(c, it->second, &row);
+      } else {
+        row.push_back(it == predicted.end() ? TableCell::Unknown() : TableCell("failed"));
+        row.push_back(TableCell::Unknown());
+      }
+    }
+    rows.AddRow(row);
+  }
+  return rows;
+}
+
 void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
   Catalog catalog = LoadCatalogOrThrow(global);
   std::vector<SkippedRow> skipped;
@@ -130,8 +195,9 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
                   percent(s.p90_ape, 3, !fits), percent_text(s.agreement, 0, fits),
                   percent(s.agreement, 3, fits)});
   }
-  if (o.format.format() == OutputFormat::kCsv && !o.cases) {
-    PrintTable(table, o.format);
+  // CSV is one table: the cases with --cases, else the errors per group.
+  if (o.format.format() == OutputFormat::kCsv) {
+    PrintTable(o.cases ? CasesTable(catalog, cases, validations) : table, o.format);
     return;
   }
   std::cout << fmt::format("{} cases from {}, {} rows not modelled\n\n", cases.size(), o.dir,
@@ -160,31 +226,8 @@ void RunReport(const GlobalOptions& global, const CalibrateOptions& o) {
               << StatsTable(cv.stats, "metric / held-out " + what);
   }
   if (o.cases) {
-    // --cases with --csv prints this table alone.
-    Table rows({{"id", "row"},
-                {"metric", "metric"},
-                {"gpu", "gpu"},
-                {"model", "model"},
-                {"measured", "measured", true},
-                {"predicted", "predicted", true},
-                {"error", "error", true}});
-    for (const CalibrationCase& c : cases) {
-      double p = 0;
-      Status s = PredictCase(catalog, c, &p);
-      std::string err = !s.ok() ? s.message()
-                        : c.measured > 0 && c.family != MetricFamily::kFits
-                            ? FormatNumber(100 * (p - c.measured) / c.measured, 1) + "%"
-                            : "";
-      rows.AddRow({c.id, std::string(MetricFamilyName(c.family)),
-                   fmt::format("{}x {}", c.num_gpus, c.gpu), c.workload.model.name,
-                   FormatNumber(c.measured, 3), FormatNumber(p, 3), err});
-    }
-    if (o.format.format() == OutputFormat::kCsv) {
-      PrintTable(rows, o.format);
-      return;
-    }
     std::cout << "\n";
-    PrintTable(rows, o.format);
+    PrintTable(CasesTable(catalog, cases, validations), o.format);
   }
   if (!skipped.empty()) {
     std::cout << "\nnot modelled:\n";
