@@ -266,12 +266,15 @@ std::optional<double> CsvRowReader::OptionalNumber(CsvColumn column, double min,
   std::string_view text = Text(column);
   if (text.empty()) return std::nullopt;
   double value = 0;
+  // A row keeps its first error only: later ones are not formatted at all.
   if (!ParseDouble(text, &value)) {
-    Fail(column.name, fmt::format("'{}' is not a number", Shown(text)));
+    if (status_.ok()) Fail(column.name, fmt::format("'{}' is not a number", Shown(text)));
     return std::nullopt;
   }
   if (value < min || value > max) {
-    Fail(column.name, fmt::format("{} is out of range [{}, {}]", Shown(text), min, max));
+    if (status_.ok()) {
+      Fail(column.name, fmt::format("{} is out of range [{}, {}]", Shown(text), min, max));
+    }
     return std::nullopt;
   }
   return value;
@@ -290,7 +293,7 @@ bool CsvRowReader::YesNo(CsvColumn column, bool default_value) {
   if (value.empty()) return default_value;
   if (value == "yes" || value == "true" || value == "1") return true;
   if (value == "no" || value == "false" || value == "0") return false;
-  Fail(column.name, fmt::format("'{}' is not yes or no", Shown(value)));
+  if (status_.ok()) Fail(column.name, fmt::format("'{}' is not yes or no", Shown(value)));
   return default_value;
 }
 
