@@ -36,11 +36,11 @@ constexpr double kPrefillMedian = 0.19;
 constexpr double kMemoryMedian = 0.08;
 constexpr double kFitsAgreement = 0.6;
 constexpr double kAnyGpuMedian = 0.35;  // worst besides the exceptions: RTX 3090 prefill, 30%
-// Known exceptions, named in docs/estimation.md: the PEFT benchmark's L40S training rows run
-// Hugging Face's trainer on variable-length samples padded per batch; Lambda's H100 rows run
-// older models on CUDA 11.8 / NGC 24.03 kernels that reach far less of Hopper's tensor rate than
-// the large GEMMs the device model is built from (68% median over-prediction).
-constexpr double kPeftL40sMedian = 0.45;
+// The known exception, named in docs/estimation.md: Lambda's H100 rows run older models on
+// CUDA 11.8 / NGC 24.03 kernels that reach far less of Hopper's tensor rate than the large GEMMs
+// the device model is built from (38.5% median over-prediction with the shipped table). The PEFT
+// benchmark's L40S rows, an exception at 29.7% while methods no workload kind expresses (DoRA,
+// LoHa, BOFT, ...) were scored as LoRA, are 7.4% on the methods the model expresses.
 constexpr double kLambdaH100Median = 0.75;
 constexpr double kLargeModelMedian = 0.13;
 constexpr double kHeldOutDleMedian = 0.24;
@@ -91,9 +91,8 @@ TEST(AccuracyTest, EstimatesAgainstPublicMeasurements) {
   EXPECT_GE(stats["fits"].agreement, kFitsAgreement);
   for (const auto& [key, s] : stats) {
     if (key.find('/') == std::string::npos || key.rfind("fits", 0) == 0) continue;
-    double bound = key == "training_throughput/L40S 48GB"        ? kPeftL40sMedian
-                   : key == "training_throughput/H100-SXM5-80GB" ? kLambdaH100Median
-                                                                 : kAnyGpuMedian;
+    double bound =
+        key == "training_throughput/H100-SXM5-80GB" ? kLambdaH100Median : kAnyGpuMedian;
     EXPECT_LE(s.median_ape, bound) << key;
   }
 }
