@@ -30,8 +30,8 @@ constexpr double kQ4KMBitsPerWeight = 4.9;
 // regularisation and rank allocation, and prompt tuning lengthens every sample by its virtual
 // tokens. Their speed is not modelled; their memory, a frozen base with small adapters, is.
 bool UnmodelledPeftStep(const std::string& name) {
-  for (const char* prefix : {"loha/", "lokr/", "oft/", "boft/", "osf/", "adalora/",
-                             "prompt_tuning/"}) {
+  for (const char* prefix :
+       {"loha/", "lokr/", "oft/", "boft/", "osf/", "adalora/", "prompt_tuning/"}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return name.find("-dora") != std::string::npos;
