@@ -1,0 +1,68 @@
+// Which calibration rows become cases: a row is scored only when a workload can express what
+// it measured, and every other row is listed with the reason.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "cloudfit/calibration.h"
+#include "test_support.h"
+
+namespace cloudfit {
+namespace {
+
+std::string PeftRow(const std::string& method, const std::string& metric, double value,
+                    const std::string& unit) {
+  return "huggingface/peft@5d602fdb:method_comparison,meta-llama/Llama-3.2-3B,3.21,"
+         "PEFT method_comparison: " +
+         method + ",bfloat16,<= 768 (variable-length samples),4,1x L40S 48GB," + metric + "," +
+         std::to_string(value) + "," + unit + ",\n";
+}
+
+// The PEFT benchmark trains one model with many methods. LoRA, full fine-tuning and the methods
+// whose step is LoRA's or less are timed; DoRA, BOFT and the others whose step does work no
+// workload kind expresses are not scored for speed, but still for memory.
+TEST(CalibrationCasesTest, PeftMethodsAreTimedOnlyWhereAWorkloadExpressesTheirStep) {
+  testing::TempDir dir;
+  dir.Write(
+      "train_throughput.csv",
+      "source,model,task,precision,batch_size_per_gpu,gpu,num_gpus,metric,value,unit,notes\n");
+  std::string rows =
+      "source,model,params_b,method,precision,seq_len,batch,gpu,metric,value,unit,notes\n";
+  rows += PeftRow("lora/llama-3.2-3B-rank32", "train_tokens_per_s", 7174.3, "tokens/s");
+  rows +=
+      PeftRow("full-finetuning/llama-3.2-3B-lr_0.00001", "train_tokens_per_s", 2315.5, "tokens/s");
+  rows += PeftRow("ia3/llama-3.2-3B-default", "train_tokens_per_s", 7225.5, "tokens/s");
+  rows += PeftRow("lora/llama-3.2-3B-rank32-dora", "train_tokens_per_s", 5941.1, "tokens/s");
+  rows += PeftRow("boft/llama-3.2-3B-default", "train_tokens_per_s", 1265.7, "tokens/s");
+  rows += PeftRow("prompt_tuning/llama-3.2-3B-default", "train_tokens_per_s", 4467.3, "tokens/s");
+  rows += PeftRow("boft/llama-3.2-3B-default", "train_memory_reserved_p99", 20.5, "GiB");
+  dir.Write("llm_memory_and_speed.csv", rows);
+
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadCalibrationCases(testing::BuiltInCatalog(), dir.path(), &cases, &skipped).ok());
+
+  std::map<std::string, MetricFamily> scored;  // line -> family
+  for (const CalibrationCase& c : cases) scored[c.id.substr(c.id.find(':') + 1)] = c.family;
+  std::map<std::string, std::string> reasons;  // line -> reason
+  for (const SkippedRow& s : skipped) reasons[s.id.substr(s.id.find(':') + 1)] = s.reason;
+
+  // Lines 2-4: LoRA, full fine-tuning and IA3 are timed.
+  for (const char* line : {"2", "3", "4"}) {
+    ASSERT_TRUE(scored.count(line)) << "line " << line << ": " << reasons[line];
+    EXPECT_EQ(scored[line], MetricFamily::kTrainingThroughput) << "line " << line;
+  }
+  // Lines 5-7: DoRA, BOFT and prompt tuning are not, and say why.
+  for (const char* line : {"5", "6", "7"}) {
+    ASSERT_TRUE(reasons.count(line)) << "line " << line << " was scored";
+    EXPECT_NE(reasons[line].find("not modelled"), std::string::npos) << reasons[line];
+  }
+  EXPECT_NE(reasons["6"].find("boft/"), std::string::npos) << "the reason names the method";
+  // Line 8: BOFT's memory is scored.
+  ASSERT_TRUE(scored.count("8")) << reasons["8"];
+  EXPECT_EQ(scored["8"], MetricFamily::kMemory);
+}
+
+}  // namespace
+}  // namespace cloudfit
