@@ -91,8 +91,7 @@ TEST(AccuracyTest, EstimatesAgainstPublicMeasurements) {
   EXPECT_GE(stats["fits"].agreement, kFitsAgreement);
   for (const auto& [key, s] : stats) {
     if (key.find('/') == std::string::npos || key.rfind("fits", 0) == 0) continue;
-    double bound =
-        key == "training_throughput/H100-SXM5-80GB" ? kLambdaH100Median : kAnyGpuMedian;
+    double bound = key == "training_throughput/H100-SXM5-80GB" ? kLambdaH100Median : kAnyGpuMedian;
     EXPECT_LE(s.median_ape, bound) << key;
   }
 }
