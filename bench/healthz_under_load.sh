@@ -29,16 +29,16 @@ for _ in $(seq "$probes"); do
     >> "$times"
 done
 wait "$load"
-connects=$(sort -k3 -g "$times" | awk '{ t[++n] = $3 * 1000 }
-  END { if (n > 0) printf "p50 %.2f ms, p99 %.2f ms", t[int(n * 0.5) + (n * 0.5 > int(n * 0.5))],
-                          t[int(n * 0.99) + (n * 0.99 > int(n * 0.99))] }')
-sort -k2 -g "$times" | awk -v c="$connections" -v connects="$connects" '
+# The nearest-rank percentile of the sorted t[1..n].
+pct='function pct(p,  i) { i = int(n * p); return t[i + (n * p > i)] }'
+connects=$(sort -k3 -g "$times" | awk "$pct"'{ t[++n] = $3 * 1000 }
+  END { if (n > 0) printf "p50 %.2f ms, p99 %.2f ms", pct(0.5), pct(0.99) }')
+sort -k2 -g "$times" | awk -v c="$connections" -v connects="$connects" "$pct"'
   { n++; ok += ($1 == 200); t[n] = $2 * 1000 }
   END {
     if (n == 0) { print "no probe ran"; exit 1 }
     printf "/healthz probes under %d loaded connections: %d, %d answered 200; ", c, n, ok
-    printf "p50 %.2f ms, p99 %.2f ms, max %.2f ms; TCP connect alone %s\n",
-           t[int(n * 0.5) + (n * 0.5 > int(n * 0.5))], t[int(n * 0.99) + (n * 0.99 > int(n * 0.99))],
+    printf "p50 %.2f ms, p99 %.2f ms, max %.2f ms; TCP connect alone %s\n", pct(0.5), pct(0.99),
            t[n], connects
     exit (ok == n ? 0 : 1)
   }'
