@@ -6,10 +6,7 @@
 # (curl's time_total: connect, request and response), and those of the TCP connect alone
 # (time_connect: the kernel's handshake, in which no server code takes part). Needs wrk and
 # curl (exit 77 without).
-# With PROBE_PRIORITY=realtime the probe runs under SCHED_FIFO (chrt, where the system allows
-# it), so that on a machine whose cores the load keeps busy the figures leave out the probe's
-# own waits for a CPU and keep the server's and the kernel's share; the line printed says which.
-# Usage: [PROBE_PRIORITY=normal|realtime] bench/healthz_under_load.sh [duration_s] [connections] [probes]
+# Usage: bench/healthz_under_load.sh [duration_s] [connections] [probes]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=${CLOUDFIT:-build/cloudfit}
@@ -18,16 +15,6 @@ connections=${2:-256}
 probes=${3:-500}
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 77; }
 command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 77; }
-probe=(curl)
-priority=normal
-if [ "${PROBE_PRIORITY:-normal}" = realtime ]; then
-  if chrt -f 1 true 2>/dev/null; then
-    probe=(chrt -f 1 curl)
-    priority="SCHED_FIFO"
-  else
-    echo "PROBE_PRIORITY=realtime: chrt -f is not allowed here; the probe runs at normal priority" >&2
-  fi
-fi
 times=$(mktemp)
 source bench/start_server.sh
 cleanup_files+=("$times")
@@ -38,7 +25,7 @@ load=$!
 sleep 2  # the load at full strength
 for _ in $(seq "$probes"); do
   kill -0 "$load" 2>/dev/null || break
-  "${probe[@]}" -s -o /dev/null -w '%{http_code} %{time_total} %{time_connect}\n' "${url}healthz" \
+  curl -s -o /dev/null -w '%{http_code} %{time_total} %{time_connect}\n' "${url}healthz" \
     >> "$times"
 done
 wait "$load"
@@ -46,11 +33,11 @@ wait "$load"
 pct='function pct(p,  i) { i = int(n * p); return t[i + (n * p > i)] }'
 connects=$(sort -k3 -g "$times" | awk "$pct"'{ t[++n] = $3 * 1000 }
   END { if (n > 0) printf "p50 %.2f ms, p99 %.2f ms", pct(0.5), pct(0.99) }')
-sort -k2 -g "$times" | awk -v c="$connections" -v connects="$connects" -v priority="$priority" "$pct"'
+sort -k2 -g "$times" | awk -v c="$connections" -v connects="$connects" "$pct"'
   { n++; ok += ($1 == 200); t[n] = $2 * 1000 }
   END {
     if (n == 0) { print "no probe ran"; exit 1 }
-    printf "/healthz probes (%s) under %d loaded connections: %d, %d answered 200; ", priority, c, n, ok
+    printf "/healthz probes under %d loaded connections: %d, %d answered 200; ", c, n, ok
     printf "p50 %.2f ms, p99 %.2f ms, max %.2f ms; TCP connect alone %s\n", pct(0.5), pct(0.99),
            t[n], connects
     exit (ok == n ? 0 : 1)
