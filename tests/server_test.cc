@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -374,6 +375,41 @@ TEST_F(ServerTest, WorkersRunBelowTheIoThreadsPriority) {
   if (base >= 19) GTEST_SKIP() << "already at the lowest priority";
   EXPECT_GE(lower, 1) << "the workers";
   EXPECT_GE(same, 2) << "this thread and the server's I/O thread";
+}
+
+// With --worker-priority idle the workers run under SCHED_IDLE, which the I/O thread preempts
+// the moment it wakes; this thread and the I/O thread keep their policy.
+TEST_F(ServerTest, IdleWorkerPriorityPutsOnlyTheWorkersUnderSchedIdle) {
+  auto idle_threads = [] {
+    int idle = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+      pid_t tid = std::stoi(entry.path().filename().string());
+      idle += sched_getscheduler(tid) == SCHED_IDLE;
+    }
+    return idle;
+  };
+  ASSERT_EQ(idle_threads(), 0) << "the fixture's server keeps its workers at nice +10";
+  ServerOptions o;
+  o.port = 0;
+  o.threads = 3;
+  o.worker_priority = ServerOptions::WorkerPriority::kIdle;
+  ApiServer idle_server(testing::BuiltInCatalog(), o);
+  std::string error;
+  ASSERT_TRUE(idle_server.Bind(&error)) << error;
+  std::thread serving([&] { idle_server.Serve(); });
+  httplib::Client client("127.0.0.1", idle_server.port());
+  client.set_read_timeout(30, 0);
+  // A worker answers a malformed body: by then every worker has started and set its policy.
+  auto res = client.Post("/v1/recommend", "{not json", "application/json");
+  int idle = idle_threads();
+  bool this_thread_idle = sched_getscheduler(0) == SCHED_IDLE;
+  idle_server.Stop();
+  serving.join();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_GE(idle, 1) << "the idle server's workers";
+  EXPECT_LE(idle, 3) << "only the workers, not the I/O thread";
+  EXPECT_FALSE(this_thread_idle);
 }
 
 TEST_F(ServerTest, ConcurrentRequestsAllAnswered) {

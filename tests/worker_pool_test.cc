@@ -46,7 +46,7 @@ std::vector<HttpJob> TakeAll(HttpWorkerPool* pool, size_t count) {
 TEST(WorkerPoolTest, AnswersEveryJobAndHandsItBackInOrderWithOneWorker) {
   std::atomic<int> finished{0};
   HttpWorkerPool pool([](HttpJob* job) { job->sent = job->connection * 10; }, [&] { ++finished; });
-  pool.Start(1);
+  pool.Start(1, /*idle=*/false);
   constexpr uint64_t kJobs = 200;
   for (uint64_t i = 1; i <= kJobs; ++i) ASSERT_EQ(Submit(&pool, i, 1024), Handed::kQueued);
   std::vector<HttpJob> done = TakeAll(&pool, kJobs);
@@ -73,7 +73,7 @@ TEST(WorkerPoolTest, RefusesAJobWhenMaxQueuedAreWaitingAndLeavesItUntouched) {
         cv.wait(lock, [&] { return release; });
       },
       [] {});
-  pool.Start(1);
+  pool.Start(1, /*idle=*/false);
   ASSERT_EQ(Submit(&pool, 1, 2), Handed::kQueued);
   {
     std::unique_lock<std::mutex> lock(mu);

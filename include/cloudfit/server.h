@@ -23,6 +23,12 @@ struct ServerOptions {
   double read_timeout_s = 10;       // for the headers, then again for the body
   double idle_timeout_s = 5;        // a keep-alive connection waiting for its next request
   double write_timeout_s = 10;      // for a response to be taken by the client
+  // How the workers yield the cores to the I/O thread, which accepts connections and answers
+  // health checks: kLow runs them at nice +10; kIdle under SCHED_IDLE, which the I/O thread
+  // preempts the moment it wakes, but which gets only the CPU nothing else on the machine (or in
+  // the container's cgroup) wants. Neither needs a privilege.
+  enum class WorkerPriority { kLow, kIdle };
+  WorkerPriority worker_priority = WorkerPriority::kLow;
 };
 
 class ApiServer {

@@ -39,8 +39,10 @@ void Run(const GlobalOptions& global, const ServerOptions& options) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  std::cout << fmt::format("cloudfit serving http://{}:{}/ ({} workers; SIGTERM stops)\n",
-                           options.host, server.port(), server.workers())
+  bool idle = options.worker_priority == ServerOptions::WorkerPriority::kIdle;
+  std::cout << fmt::format("cloudfit serving http://{}:{}/ ({} workers at {}; SIGTERM stops)\n",
+                           options.host, server.port(), server.workers(),
+                           idle ? "SCHED_IDLE" : "nice +10")
             << std::flush;
   server.Serve();
   done = true;
@@ -53,6 +55,7 @@ void Run(const GlobalOptions& global, const ServerOptions& options) {
 void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
   auto options = std::make_shared<ServerOptions>();
   auto body_kib = std::make_shared<size_t>(1024);
+  auto worker_priority = std::make_shared<std::string>("low");
   CLI::App* c = app->add_subcommand("serve", "HTTP JSON API and web page over the same engine");
   c->add_option("--host", options->host, "Address to bind (127.0.0.1 keeps it local)")
       ->capture_default_str();
@@ -78,8 +81,17 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
                 "Open connections at most; more get 503 at once")
       ->check(WholeIn(1, 1000000))
       ->capture_default_str();
-  c->callback([global, options, body_kib]() {
+  c->add_option("--worker-priority", *worker_priority,
+                "How workers yield the cores to the I/O thread (connections, health checks): low "
+                "(nice +10) or idle (SCHED_IDLE: preempted at once, but run only on CPU nothing "
+                "else wants; for a container or machine of its own)")
+      ->check(CLI::IsMember({"low", "idle"}))
+      ->capture_default_str();
+  c->callback([global, options, body_kib, worker_priority]() {
     options->max_body_bytes = *body_kib * 1024;
+    options->worker_priority = *worker_priority == "idle"
+                                   ? ServerOptions::WorkerPriority::kIdle
+                                   : ServerOptions::WorkerPriority::kLow;
     Run(*global, *options);
   });
 }

@@ -572,7 +572,7 @@ struct HttpServer::Impl {
   }
 
   void Loop() {
-    workers.Start(options.workers);
+    workers.Start(options.workers, options.idle_workers);
     epoll_event events[256];
     Clock::time_point next_tick = Clock::now() + kTick;
     Clock::time_point stop_deadline;

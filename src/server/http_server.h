@@ -39,8 +39,8 @@ struct HttpResponse {
 
 // What the application decided once a request's headers arrived.
 struct HttpRouteMatch {
-  std::string label;    // the route template, for metrics: "/v1/recommend", "unmatched"
-  int handler = -1;     // the application's own handler number
+  std::string label;       // the route template, for metrics: "/v1/recommend", "unmatched"
+  int handler = -1;        // the application's own handler number
   bool inline_ok = false;  // cheap enough to answer on the I/O thread (static bytes, 404)
 };
 
@@ -66,6 +66,7 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0 picks a free port
   int workers = 4;
+  bool idle_workers = false;  // workers under SCHED_IDLE instead of nice +10 (worker_pool.h)
   size_t max_connections = 4096;
   size_t max_queued = 1024;
   size_t max_buffered_bytes = size_t{256} << 20;

@@ -28,6 +28,7 @@ struct ApiServer::Impl {
     h.host = options.host;
     h.port = options.port;
     h.workers = WorkerCount(options);
+    h.idle_workers = options.worker_priority == ServerOptions::WorkerPriority::kIdle;
     h.max_connections = options.max_connections;
     h.max_queued = static_cast<size_t>(std::max(1, options.max_queued));
     h.limits.max_body_bytes = options.max_body_bytes;

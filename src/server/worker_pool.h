@@ -54,8 +54,9 @@ class HttpWorkerPool {
   HttpWorkerPool(const HttpWorkerPool&) = delete;
   HttpWorkerPool& operator=(const HttpWorkerPool&) = delete;
 
-  // Starts `count` workers, below the calling thread's priority.
-  void Start(int count);
+  // Starts `count` workers, below the calling thread's priority: at nice +10, or under
+  // SCHED_IDLE with `idle` (falling back to nice +10 where the system refuses it).
+  void Start(int count, bool idle);
   // Lets the workers answer every queued job, then joins them.
   void Stop();
   enum class Handed { kQueued, kFull, kBusy };
@@ -68,7 +69,7 @@ class HttpWorkerPool {
   bool TryTakeDone(std::vector<HttpJob>* done);
 
  private:
-  void Work();
+  void Work(bool idle);
 
   std::function<void(HttpJob*)> answer_;
   std::function<void()> finished_;
