@@ -1,11 +1,13 @@
 # Sourced by the server benchmarks: starts `$binary serve` on a free port with THREADS workers
-# (default 4), waits until it listens, and sets `server` (its pid), `url` and rss_kib (its
-# resident memory); the server is stopped, and the files in `cleanup_files` removed, on exit.
+# (default 4) and SERVE_ARGS (more `serve` options, e.g. `--worker-priority idle`), waits until
+# it listens, and sets `server` (its pid), `url` and rss_kib (its resident memory); the server
+# is stopped, and the files in `cleanup_files` removed, on exit.
 start_server() {
   local log
   log=$(mktemp)
   cleanup_files+=("$log")
-  "$binary" serve --port 0 --threads "${THREADS:-4}" > "$log" 2>&1 &
+  # shellcheck disable=SC2086 # SERVE_ARGS is a list of options
+  "$binary" serve --port 0 --threads "${THREADS:-4}" ${SERVE_ARGS:-} > "$log" 2>&1 &
   server=$!
   trap 'kill "$server" 2>/dev/null || true; rm -f "${cleanup_files[@]}"' EXIT
   for _ in $(seq 50); do
