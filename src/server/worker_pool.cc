@@ -77,7 +77,7 @@ void HttpWorkerPool::Work(bool idle) {
   // when it wakes: on a 2-core HZ-250 machine under 256 loaded connections a probe's p99 stayed
   // at 3-6 ms, and at 0.6-0.8 ms with it and the probe made real-time (measured, not kept). A
   // SCHED_IDLE thread is preempted the moment a normal one wakes on its core (the same load:
-  // 1.6-2.1 ms), at the price of running only when nothing else wants the CPU.
+  // 1.6-2.7 ms), at the price of running only when nothing else wants the CPU.
   sched_param none{};
   bool under_idle = idle && pthread_setschedparam(pthread_self(), SCHED_IDLE, &none) == 0;
   if (!under_idle) {
