@@ -1,12 +1,12 @@
 // cloudfit serve: the HTTP API and the web page. SIGTERM or SIGINT stops it after the requests
 // in flight are answered.
+#include <fmt/format.h>
+
 #include <atomic>
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "cli/cli_common.h"
 #include "cloudfit/server.h"
@@ -21,7 +21,8 @@ void OnSignal(int) { g_stop_requested = 1; }
 
 void Run(const GlobalOptions& global, const ServerOptions& options) {
   if (options.port < 0 || options.port > 65535) throw CliError{"--port: must be in [0, 65535]"};
-  if (options.threads < 0 || options.threads > 256) throw CliError{"--threads: must be in [0, 256]"};
+  if (options.threads < 0 || options.threads > 256)
+    throw CliError{"--threads: must be in [0, 256]"};
   Catalog catalog = LoadCatalogOrThrow(global);
   ApiServer server(catalog, options);
   std::string error;
@@ -89,9 +90,8 @@ void AddServeCommand(CLI::App* app, const GlobalOptions* global) {
       ->capture_default_str();
   c->callback([global, options, body_kib, worker_priority]() {
     options->max_body_bytes = *body_kib * 1024;
-    options->worker_priority = *worker_priority == "idle"
-                                   ? ServerOptions::WorkerPriority::kIdle
-                                   : ServerOptions::WorkerPriority::kLow;
+    options->worker_priority = *worker_priority == "idle" ? ServerOptions::WorkerPriority::kIdle
+                                                          : ServerOptions::WorkerPriority::kLow;
     Run(*global, *options);
   });
 }
