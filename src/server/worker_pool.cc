@@ -14,8 +14,9 @@ namespace cloudfit {
 namespace {
 
 // How much lower workers run than the I/O thread: nice 10 weighs ~1/9 of nice 0 in Linux's
-// scheduler, so the I/O thread runs first whenever it wakes, and workers still get every cycle
-// it leaves (it sleeps in epoll_wait most of the time).
+// scheduler, so the I/O thread gets most of a core when it wants one (though not always at the
+// instant it wakes: see Work), and workers still get every cycle it leaves (it sleeps in
+// epoll_wait most of the time).
 constexpr int kWorkerNiceness = 10;
 
 }  // namespace
