@@ -47,6 +47,12 @@ constexpr double kHeldOutDleMedian = 0.24;
 constexpr double kHeldOutOtherMedian = 0.17;
 constexpr double kHeldOutMemoryMedian = 0.14;
 constexpr double kHeldOutFitsAgreement = 0.9;
+// Plain PyTorch training measured on a lent H200 (tests/calibration/lent_h200_training.csv,
+// 2026-11-28): throughput 44% median (ResNet-50 in TF32 -2%, every 16-bit run over-predicted by
+// 33-134%, GPT-2 most), peak memory 36% (CNNs over-predicted by 36-51%, the language models'
+// under-predicted by 26-50%). Large, and stated as measured: the bounds guard against worse.
+constexpr double kLentH200TrainingMedian = 0.50;
+constexpr double kLentH200MemoryMedian = 0.40;
 
 int DataRows(const std::string& path) {
   std::string text;
@@ -176,6 +182,14 @@ TEST(AccuracyTest, HeldOutTrainingThroughput) {
   EXPECT_GE(other, 15u);
   EXPECT_LE(a["training_throughput (held out)"].median_ape, kHeldOutDleMedian);
   EXPECT_LE(b["training_throughput (held out)"].median_ape, kHeldOutOtherMedian);
+}
+
+TEST(AccuracyTest, HeldOutTrainingOnALentH200) {
+  size_t n = 0;
+  auto stats = HeldOut("lent_h200_training.csv", &n);
+  EXPECT_EQ(n, 14u);
+  EXPECT_LE(stats["training_throughput (held out)"].median_ape, kLentH200TrainingMedian);
+  EXPECT_LE(stats["memory (held out)"].median_ape, kLentH200MemoryMedian);
 }
 
 TEST(AccuracyTest, HeldOutFineTuningMemory) {
