@@ -71,6 +71,18 @@ void ExpectConforms(const std::string& schema, const std::vector<std::string>& a
                               << all;
 }
 
+// What `cloudfit probe --out` wrote on a real H200 (tests/fixtures/probe/, 2026-11-28): the
+// schema describes the GPU part as a GPU fills it, not only as the tests' fakes do.
+TEST(JsonSchemaCheckTest, AProbeRecordedOnAnH200Conforms) {
+  json doc = json::parse(testing::ReadWholeFile(std::string(CLOUDFIT_SOURCE_DIR) +
+                                                "/tests/fixtures/probe/h200-2026-11-28.json"));
+  ASSERT_EQ(doc["gpu"]["devices"].size(), 1u);
+  std::vector<std::string> errors = testing::ValidateAgainstSchemaFile(doc, SchemaPath("probe"));
+  std::string all;
+  for (const std::string& e : errors) all += "  " + e + "\n";
+  EXPECT_TRUE(errors.empty()) << all;
+}
+
 // The JSON Schema subset checker itself: it must reject what the schema forbids.
 TEST(JsonSchemaCheckTest, RejectsWrongTypesMissingFieldsAndBadDates) {
   json schema = json::parse(R"({
@@ -131,6 +143,8 @@ TEST(JsonSchemaTest, EveryJsonOutputConformsToItsPublishedSchema) {
                  {"recommend", "--kind", "train", "--model", "ResNet-50", "--epochs", "1",
                   "--dataset-samples", "1281167", "--deadline-hours", "0.0001", "--json"});
   ExpectConforms("explain", {"explain", "--kind", "lora", "--model", "Llama-3.1-8B", "--json"});
+  // Without a GPU: the GPU part still has every field, empty.
+  ExpectConforms("probe", {"probe", "--quick", "--json"});
   ExpectConforms("monitor", {"monitor", "--no-gpu", "--interval", "0.05", "--json", "--", "sh",
                              "-c", "sleep 0.2"});
   ExpectConforms("poc", {"poc", "--gpus", "1", "--duration", "1", "--json", "--", "sh", "-c",

@@ -189,6 +189,29 @@ TEST(MeasuredCalibrationTest, BadProbesAreErrorsNamingTheField) {
   EXPECT_FALSE(w.calibration.active());
 }
 
+// A probe written by `cloudfit probe --out` on a real H200 (a lent machine, 2026-11-28; the GPU's
+// UUID zeroed): the calibration reads the file as the probe writes it, and a GPU that measures
+// close to its typical rates is scaled by little.
+TEST(MeasuredCalibrationTest, AProbeRecordedOnAnH200ScalesTheH200ByLittle) {
+  nlohmann::json probe = nlohmann::json::parse(
+      testing::ReadWholeFile(testing::SourcePath("tests/fixtures/probe/h200-2026-11-28.json")));
+  Workload plain = ResNetTraining();
+  Workload w = ResNetTraining();
+  Status s = CalibrateFromProbe(BuiltIn(), probe, &w);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(w.calibration.by_device.count("H200-SXM5-141GB"), 1u);
+  const RateScale& h200 = w.calibration.by_device["H200-SXM5-141GB"];
+  // Measured: BF16 GEMM 806 TFLOP/s, device copy 4.27 TB/s.
+  EXPECT_GT(h200.compute, 0.95);
+  EXPECT_LT(h200.compute, 1.1);
+  EXPECT_GT(h200.bandwidth, 0.9);
+  EXPECT_LT(h200.bandwidth, 1.1);
+  EXPECT_NE(h200.compute, 1.0);
+  EXPECT_NEAR(EstimateOn(w, "H200").calibration_scale->compute, h200.compute, 1e-12);
+  EXPECT_DOUBLE_EQ(EstimateOn(w, "A100-SXM4-80GB").throughput,
+                   EstimateOn(plain, "A100-SXM4-80GB").throughput);
+}
+
 TEST(MeasuredCalibrationTest, RecommendSaysItWasCalibrated) {
   Workload w = ResNetTraining();
   ASSERT_TRUE(CalibrateFromThroughput(BuiltIn(), Parsed("0.5 it/s on 1x A10"), &w, nullptr).ok());
