@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Everything cloudfit measures or samples on a GPU, run once on a machine that has one, with its
 # output under $OUT (default: a temporary directory): the GPU tests that skip elsewhere, the full
-# `cloudfit probe`, `cloudfit monitor` and `cloudfit poc` around a real training process, and the
+# `cloudfit probe`, `cloudfit monitor` and `cloudfit poc` around a real training process, the
 # training throughput and peak memory of bench/gpu/train_throughput.py for the models listed below,
-# to compare with `cloudfit estimate` on that GPU. Needs build/cloudfit and build/tests/measure_tests
-# (scripts/build.sh) and, for the training runs, PyTorch, torchvision and transformers.
+# to compare with `cloudfit estimate` on that GPU, and bench/gpu/kernel_rates.py's per-operator
+# rates. Needs build/cloudfit and build/tests/measure_tests (scripts/build.sh) and, for the
+# training runs and kernel rates, PyTorch, torchvision and transformers. At most eight files land
+# in $OUT (what a lent machine sends back).
 #
-#   bench/gpu/device_check.sh            # about five minutes on one H200
+#   bench/gpu/device_check.sh                    # about six minutes on one H200
+#   PARTS=train,kernels bench/gpu/device_check.sh   # only these parts (tests, probe, monitor, poc,
+#                                                   # train, kernels)
 set -u
 OUT=${OUT:-$(mktemp -d)}
 cd "$(dirname "$0")/../.."
 exec > >(tee "$OUT/log.txt") 2>&1
 tee_pid=$!
-PARTS=${PARTS:-tests,probe,monitor,poc,train}  # which parts to run
+PARTS=${PARTS:-tests,probe,monitor,poc,train,kernels}  # which parts to run
 want() { [[ ",$PARTS," == *",$1,"* ]]; }
 step() { printf '\n==== %s  %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
@@ -55,17 +59,22 @@ cat "$OUT/poc.json"
 want train && {
 step "training throughput"
 train() {
-  timeout 100 python3 bench/gpu/train_throughput.py "$@" | tee -a "$OUT/train.log" | grep '^{' >>"$OUT/train.jsonl"
+  timeout 100 python3 bench/gpu/train_throughput.py "$@" | grep '^{' | tee -a "$OUT/train.jsonl"
   echo "exit ${PIPESTATUS[0]}: $*"
 }
 train --model resnet50 --batch 256 --precision fp16
+train --model resnet50 --batch 256 --precision fp16 --channels-last
 train --model resnet50 --batch 128 --precision tf32
 train --model vit_b_16 --batch 128 --precision fp16
 train --model bert-large --batch 128 --seq-len 128 --precision fp16
 train --model bert-large --batch 32 --seq-len 512 --precision fp16
 train --model gpt2 --batch 16 --seq-len 1024 --precision bf16
 train --model llama-3.2-1b --batch 4 --seq-len 2048 --precision bf16
-cat "$OUT/train.jsonl"
+}
+want kernels && {
+step "kernel rates: GEMM sizes, memory-bound kernels, fused attention, dispatch"
+timeout 300 python3 bench/gpu/kernel_rates.py >"$OUT/kernel_rates.jsonl"
+echo "kernel_rates exit $? ($(wc -l <"$OUT/kernel_rates.jsonl") lines)"
 }
 
 step "done"

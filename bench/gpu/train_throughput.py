@@ -82,6 +82,8 @@ def main():
     parser.add_argument("--batch", type=int, required=True, help="samples per step")
     parser.add_argument("--seq-len", type=int, default=0, help="tokens per sample (transformers)")
     parser.add_argument("--precision", choices=["fp16", "bf16", "tf32"], default="fp16")
+    parser.add_argument("--channels-last", action="store_true",
+                        help="CNNs: model and images in channels-last (NHWC) memory format")
     parser.add_argument("--warmup", type=int, default=8, help="untimed steps first")
     parser.add_argument("--steps", type=int, default=30, help="timed steps")
     parser.add_argument("--seconds", type=float, default=0,
@@ -94,6 +96,10 @@ def main():
     torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
     model, make_batch, loss_of, is_lm, optimizer_kind = build(args.model)
     model = model.cuda().train()
+    if args.channels_last:
+        if is_lm:
+            raise SystemExit("--channels-last: only for the image models")
+        model = model.to(memory_format=torch.channels_last)
     if optimizer_kind == "sgd":
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     else:
@@ -101,6 +107,8 @@ def main():
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
     scaler = torch.amp.GradScaler("cuda", enabled=dtype == torch.float16)
     data = make_batch(args.batch, args.seq_len)
+    if args.channels_last:
+        data = (data[0].contiguous(memory_format=torch.channels_last), data[1])
 
     def step():
         optimizer.zero_grad(set_to_none=True)
@@ -143,6 +151,7 @@ def main():
     print(json.dumps({
         "model": args.model, "batch": args.batch, "seq_len": args.seq_len,
         "precision": args.precision, "optimizer": optimizer_kind,
+        "memory_format": "channels_last" if args.channels_last else "channels_first",
         "samples_per_s": round(samples_per_s, 2),
         "tokens_per_s": round(samples_per_s * tokens, 1) if tokens else None,
         "step_ms": round(1000 * seconds / args.steps, 3),
