@@ -146,11 +146,20 @@ TEST(Poc, StopsARunAtItsDurationAndWarnsWithoutThroughput) {
   EXPECT_DOUBLE_EQ(*r.single.throughput, 7.5);
   EXPECT_FALSE(r.multi);  // one GPU asked: no second run
 
+  // Still starting up when its time is up: the warning says so, not only that nothing matched.
+  o.command = {"sh", "-c", "echo loading; sleep 5; echo '7.5 samples/s'"};
+  ASSERT_TRUE(RunPoc(o, &r).ok());
+  EXPECT_FALSE(r.single.ended_by_itself);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("stopped still running"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("longer --duration"), std::string::npos) << r.warnings[0];
+
   o.command = {"sh", "-c", "echo no numbers here; exit 4"};
   ASSERT_TRUE(RunPoc(o, &r).ok());
   EXPECT_FALSE(r.single.throughput);
   ASSERT_EQ(r.warnings.size(), 2u);
   EXPECT_NE(r.warnings[0].find("--throughput-regex"), std::string::npos);
+  EXPECT_EQ(r.warnings[0].find("longer --duration"), std::string::npos) << r.warnings[0];
   EXPECT_NE(r.warnings[1].find("code 4"), std::string::npos);
 }
 

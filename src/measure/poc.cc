@@ -143,7 +143,15 @@ std::string GpuWord(int n) { return n == 1 ? "1 GPU" : fmt::format("{} GPUs", n)
 
 void CheckRun(const PocRun& run, const PocOptions& o, std::vector<std::string>* warnings) {
   std::string name = "the " + GpuWord(run.gpus) + " run";
-  if (run.values.empty()) {
+  if (run.values.empty() && !run.ended_by_itself && !run.killed) {
+    // Stopped at --duration before a first throughput line: on a real GPU, importing the
+    // framework, building the model and the first steps' autotuning took 15-20 s (PyTorch on an
+    // H200), so a short --duration can end a healthy run before it reports.
+    warnings->push_back(fmt::format(
+        "{} printed no line matching --throughput-regex in its {} s and was stopped still "
+        "running: it may not have reached its first report (give a longer --duration)",
+        name, FormatNumberShort(run.seconds)));
+  } else if (run.values.empty()) {
     warnings->push_back(name + " printed no line matching --throughput-regex");
   } else if (static_cast<int>(run.values.size()) <= o.warmup) {
     warnings->push_back(
