@@ -1,10 +1,12 @@
 // Calibration from measurements: a measured throughput is reproduced on its hardware and other
 // hardware is rescaled through the model; a probe corrects the probed device only.
+#include "cloudfit/measured_calibration.h"
+
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cloudfit/estimate.h"
-#include "cloudfit/measured_calibration.h"
 #include "cloudfit/recommend.h"
 #include "test_support.h"
 
@@ -22,8 +24,12 @@ Workload Finalized(const std::vector<std::pair<std::string, std::string>>& field
 }
 
 Workload ResNetTraining() {
-  return Finalized({{"kind", "train"}, {"model", "ResNet-50"}, {"precision", "bf16"},
-                    {"batch", "128"}, {"epochs", "1"}, {"dataset_samples", "1281167"}});
+  return Finalized({{"kind", "train"},
+                    {"model", "ResNet-50"},
+                    {"precision", "bf16"},
+                    {"batch", "128"},
+                    {"epochs", "1"},
+                    {"dataset_samples", "1281167"}});
 }
 
 Estimate EstimateOn(const Workload& w, const std::string& gpu, double gpus = 1) {
@@ -141,19 +147,20 @@ TEST(MeasuredCalibrationTest, ImpossibleMeasurementsAndUnitsAreErrors) {
 nlohmann::json H100Probe(double bf16_fraction, double copy_fraction) {
   const Accelerator* h100 = nullptr;
   EXPECT_TRUE(BuiltIn().FindAccelerator("H100-SXM5-80GB", &h100).ok());
-  return {{"schema", "cloudfit.probe/v1"},
-          {"cpu", {{"catalog_generation", nullptr}}},
-          {"gpu",
-           {{"available", true},
-            {"devices",
-             {{{"index", 0},
-               {"name", "NVIDIA H100 80GB HBM3"},
-               {"catalog_name", "H100-SXM5-80GB"},
-               {"gemm",
-                {{{"precision", "bf16"},
-                  {"supported", true},
-                  {"flops_per_s", bf16_fraction * *h100->peak(Precision::kBf16)}}}},
-               {"device_copy_bytes_per_s", copy_fraction * h100->memory_bandwidth_bytes_per_s}}}}}}};
+  return {
+      {"schema", "cloudfit.probe/v1"},
+      {"cpu", {{"catalog_generation", nullptr}}},
+      {"gpu",
+       {{"available", true},
+        {"devices",
+         {{{"index", 0},
+           {"name", "NVIDIA H100 80GB HBM3"},
+           {"catalog_name", "H100-SXM5-80GB"},
+           {"gemm",
+            {{{"precision", "bf16"},
+              {"supported", true},
+              {"flops_per_s", bf16_fraction * *h100->peak(Precision::kBf16)}}}},
+           {"device_copy_bytes_per_s", copy_fraction * h100->memory_bandwidth_bytes_per_s}}}}}}};
 }
 
 TEST(MeasuredCalibrationTest, ProbeScalesTheProbedGpuOnly) {
@@ -244,9 +251,11 @@ TEST(MeasuredCalibrationTest, EstimateCommandReproducesTheMeasurement) {
   EXPECT_NE(doc["calibrated_from"][0].get<std::string>().find("2.5 it/s"), std::string::npos);
   EXPECT_GT(doc["calibration_scale"]["compute"].get<double>(), 0);
 
-  EXPECT_EQ(RunCli("estimate --kind train --model ResNet-50 --gpu A10 --measured 'quick'", &out), 2);
+  EXPECT_EQ(RunCli("estimate --kind train --model ResNet-50 --gpu A10 --measured 'quick'", &out),
+            2);
   EXPECT_NE(out.find("--measured"), std::string::npos) << out;
-  EXPECT_EQ(RunCli("recommend --kind train --model ResNet-50 --calibration /no/such.json", &out), 2);
+  EXPECT_EQ(RunCli("recommend --kind train --model ResNet-50 --calibration /no/such.json", &out),
+            2);
   EXPECT_NE(out.find("--calibration"), std::string::npos) << out;
 }
 
