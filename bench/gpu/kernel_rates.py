@@ -13,6 +13,9 @@ Inputs are random (zeros flatter tensor cores); each figure is the median of tim
 measured with CUDA events after warm-up.
 
   python3 bench/gpu/kernel_rates.py [--quick] > rates.jsonl
+
+Written 2026-11-28 and not yet run on a GPU (the lent machine's loans paused first): its first
+run is its test.
 """
 
 import argparse

@@ -23,7 +23,7 @@ import torch
 
 
 def build(name):
-    """Returns (model, make_batch, tokens_per_sample, optimizer_kind) for one zoo model."""
+    """Returns (model, make_batch, loss_of, is_language_model, optimizer_kind) for one model."""
     if name in ("resnet50", "vit_b_16"):
         import torchvision
 
