@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cloudfit/calibration.h"
+#include "cloudfit/estimate.h"
 #include "test_support.h"
 
 namespace cloudfit {
@@ -62,6 +63,34 @@ TEST(CalibrationCasesTest, PeftMethodsAreTimedOnlyWhereAWorkloadExpressesTheirSt
   // Line 8: BOFT's memory is scored.
   ASSERT_TRUE(scored.count("8")) << reasons["8"];
   EXPECT_EQ(scored["8"], MetricFamily::kMemory);
+}
+
+// PyTorch's caching allocator (torch.cuda.memory_reserved and kin) holds tensors and library
+// workspaces but not the CUDA context: such a figure is compared with the estimate less the
+// context, and a figure taken by other means (nvidia-smi, NVML) with the whole estimate.
+TEST(CalibrationCasesTest, AllocatorFiguresAreComparedWithoutTheCudaContext) {
+  testing::TempDir dir;
+  std::string header =
+      "source,gpu,nodes,metric,value,unit,notes,kind,model,precision,seq_len,micro_batch\n";
+  std::string workload = ",lora,Llama-3.1-8B,bf16,1024,1\n";
+  dir.Write("memory.csv", header +
+                              "a,1x A100-SXM4-80GB,1,peak_gpu_memory,20,GiB,"
+                              "torch.cuda.max_memory_reserved() over the steps" +
+                              workload +
+                              "b,1x A100-SXM4-80GB,1,peak_gpu_memory,20,GiB,"
+                              "nvidia-smi while training" +
+                              workload);
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(
+      LoadExtraCases(testing::BuiltInCatalog(), dir.path() + "/memory.csv", &cases, &skipped).ok());
+  ASSERT_EQ(cases.size(), 2u) << (skipped.empty() ? "" : skipped[0].reason);
+  EXPECT_TRUE(cases[0].allocator_view);
+  EXPECT_FALSE(cases[1].allocator_view);
+  double allocator = 0, whole = 0;
+  ASSERT_TRUE(PredictCase(testing::BuiltInCatalog(), cases[0], &allocator).ok());
+  ASSERT_TRUE(PredictCase(testing::BuiltInCatalog(), cases[1], &whole).ok());
+  EXPECT_NEAR(whole - allocator, kCudaContextBytes, 1.0);
 }
 
 }  // namespace

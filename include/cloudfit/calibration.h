@@ -30,9 +30,9 @@ struct CalibrationCase {
   std::string id;      // file:line
   std::string source;  // the row's source (repository@commit:path)
   MetricFamily family = MetricFamily::kTrainingThroughput;
-  std::string gpu;     // as the row names it, for per-GPU summaries
+  std::string gpu;  // as the row names it, for per-GPU summaries
   int num_gpus = 1;
-  Workload workload;   // finalized
+  Workload workload;  // finalized
   HardwareSpec hardware;
   double measured = 0;  // in SI (bytes) for memory, in the row's unit otherwise
   // Factor from the estimate's throughput unit to the row's (1/seq_len for sequences/s; FLOPs
@@ -49,6 +49,9 @@ struct CalibrationCase {
   bool fitted = true;
   // From tests/calibration: public figures the fit never sees, reported apart.
   bool held_out = false;
+  // A memory figure from PyTorch's caching allocator (torch.cuda.memory_reserved and kin): the
+  // CUDA context is outside it, so it is compared with the estimate less kCudaContextBytes.
+  bool allocator_view = false;
 };
 
 struct SkippedRow {

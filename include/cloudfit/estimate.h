@@ -15,6 +15,11 @@
 
 namespace cloudfit {
 
+// The CUDA context a process creates on each GPU: 287 MB with lazy module loading, the default
+// since CUDA 11.7 (PyTorch PR #86509). Part of MemoryBreakdown::runtime_bytes, and outside what
+// PyTorch's caching allocator reports (torch.cuda.memory_reserved, memory_allocated).
+inline constexpr double kCudaContextBytes = 287e6;
+
 struct MemoryBreakdown {
   double weights_bytes = 0;
   double gradients_bytes = 0;

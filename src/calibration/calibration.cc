@@ -83,6 +83,19 @@ double MemoryUnitBytes(const std::string& unit) {
   return 0;
 }
 
+// Whether a memory figure is what PyTorch's caching allocator reports
+// (torch.cuda.memory_reserved, memory_allocated or their peaks, as the row's metric or notes
+// say): the allocator's pool holds the tensors and library workspaces but not the CUDA context.
+bool AllocatorView(std::string_view metric, std::string_view notes) {
+  for (std::string_view text : {metric, notes}) {
+    for (std::string_view mark :
+         {"memory_reserved", "memory_allocated", "RESERVED memory", "allocator view"}) {
+      if (text.find(mark) != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
 Status ReadTable(const std::string& path, CsvTable* table) {
   std::string text;
   Status s = ReadFile(path, &text);
@@ -340,6 +353,7 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
         continue;
       }
       c.measured *= unit_bytes;
+      c.allocator_view = AllocatorView(metric, r.Text("notes"));
     }
     if (!r.status().ok()) {
       loader->Skip(c.id, r.status().message());
@@ -452,6 +466,7 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
         continue;
       }
       c.measured *= unit_bytes;
+      c.allocator_view = AllocatorView(metric, r.Text("notes"));
     } else if (metric == "fits_in_gpu_memory") {
       c.family = MetricFamily::kFits;
     } else if (metric == "train_tokens_per_s" || metric == "train_samples_per_s") {
@@ -569,6 +584,8 @@ Status PredictCase(const Catalog& catalog, const CalibrationCase& c, double* pre
       break;
     case MetricFamily::kMemory:
       *predicted = e.memory.total_bytes();
+      // The estimate's runtime share includes the context; the allocator's figure does not.
+      if (c.allocator_view && c.hardware.gpus > 0) *predicted -= kCudaContextBytes;
       break;
     case MetricFamily::kFits:
       *predicted = e.fits ? 1 : 0;

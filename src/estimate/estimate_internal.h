@@ -11,8 +11,8 @@
 namespace cloudfit {
 
 // CUDA context plus cuBLAS/cuDNN workspaces. PyTorch PR #86509 measured the context at 287 MB
-// with lazy module loading (the default since CUDA 11.7) and 667 MB without; workspaces add
-// about 200 MB. We take 500 MiB.
+// with lazy module loading (the default since CUDA 11.7; kCudaContextBytes) and 667 MB without;
+// workspaces add about 200 MB. We take 500 MiB.
 inline constexpr double kCudaRuntimeBytes = 500.0 * 1024 * 1024;
 // Caching-allocator slack over what tensors hold: PyTorch reserves in 2 MiB blocks and keeps
 // freed blocks; no public study gives a typical figure (ZeRO reports OOMs with >30% free in the

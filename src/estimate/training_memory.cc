@@ -51,21 +51,35 @@ BytesPerParam TrainableBytes(const Workload& w) {
   return {weight, weight, master + moments};
 }
 
-// Bytes per element the loss keeps of the logits: the 16-bit logits plus, by default, the FP32
-// copy the cross-entropy upcasts to and saves for backward; a chunked loss holds the FP32 copy
-// of one chunk at a time (torchtune's CEWithChunkedOutputLoss); a fused linear cross-entropy
-// never materialises them whole (Liger), keeping about one chunk's worth.
+// Bytes per logit (one vocabulary entry of one token) at the loss's peak, which is the peak of
+// a language model's step: every layer's activations are still saved when it comes.
+//
+// standard: PyTorch's cross_entropy on 16-bit logits as Hugging Face's causal-LM loss calls it
+// (transformers' ForCausalLMLoss: `logits.float()`, then F.cross_entropy = log_softmax +
+// nll_loss; log_softmax saves its FP32 output for backward, derivatives.yaml). Forward holds the
+// 16-bit logits (2), their FP32 copy (4) and the saved output (4): 10. Backward begins with the
+// saved output (4), the dense gradient nll_loss writes (4) and the gradient log_softmax writes
+// from them (4): 12, the larger. In FP32 the copy is the logits themselves: forward 8, backward
+// 12. (A caller that keeps the model's output object alive through backward adds the 2 of the
+// 16-bit logits; transformers before 4.45 upcast inside the model and copied the shifted
+// logits, 14-16.)
+// chunked: torchtune's CEWithChunkedOutputLoss with its compute_cross_entropy compiled, as its
+// recipes run it: the fused upcast and loss keep the 16-bit chunks and recompute the rest, so
+// the FP32 copy of one chunk exists at a time: 2 + 4/chunks (twice that in FP32).
+// fused: Liger's fused linear cross-entropy never materialises the logits whole: about one
+// chunk of both (6/chunks, twice in FP32).
 double LogitBytesPerElement(const Workload& w) {
+  bool wide = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
   double chunks = std::max(1, w.loss_chunks);
   switch (w.cross_entropy) {
     case CrossEntropy::kStandard:
-      return 2 + 4;
+      return 12;
     case CrossEntropy::kChunked:
-      return 2 + 4 / chunks;
+      return (2 + 4 / chunks) * (wide ? 2 : 1);
     case CrossEntropy::kFused:
-      return 6 / chunks;
+      return 6 / chunks * (wide ? 2 : 1);
   }
-  return 6;
+  return 12;
 }
 
 // The largest single weight matrix of a transformer layer: what an optimizer stepped in backward
@@ -138,11 +152,12 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     // device keeps the layer being computed and the next one in flight.
     bytes = std::min(bytes, 2 * layer);
   }
+  if (s.lora) bytes += s.seq * b * w.lora_rank * 2.0 * 7 * m.layers;  // adapter intermediates
+  if (wide) bytes *= 2;
   if (DefaultTrainingHead(m) == TransformerHead::kLanguageModel) {
     bytes += s.seq * b * static_cast<double>(m.vocab) * LogitBytesPerElement(w) / l.tensor_parallel;
   }
-  if (s.lora) bytes += s.seq * b * w.lora_rank * 2.0 * 7 * m.layers;  // adapter intermediates
-  return bytes * (wide ? 2 : 1);
+  return bytes;
 }
 
 MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
