@@ -72,7 +72,7 @@ train --model gpt2 --batch 16 --seq-len 1024 --precision bf16
 train --model llama-3.2-1b --batch 4 --seq-len 2048 --precision bf16
 }
 want kernels && {
-step "kernel rates: GEMM sizes, memory-bound kernels, fused attention, dispatch"
+step "kernel rates: dispatch, convolutions and their layout transposes, GEMM sizes, memory-bound kernels, fused attention"
 timeout 300 python3 bench/gpu/kernel_rates.py >"$OUT/kernel_rates.jsonl"
 echo "kernel_rates exit $? ($(wc -l <"$OUT/kernel_rates.jsonl") lines)"
 }

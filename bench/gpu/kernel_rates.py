@@ -3,8 +3,9 @@
 
 Each line printed is one JSON object: a matrix multiply at a size and format (TFLOP/s), a
 memory-bound PyTorch kernel at a size (GB/s of the bytes it must move), a fused attention call
-(TFLOP/s, forward and backward), or the host's cost of one small PyTorch call (microseconds, with
-and without a CUDA graph). These are the quantities docs/estimation.md models: a GEMM's fraction
+(TFLOP/s, forward and backward), a cuDNN convolution (TFLOP/s, with the share of its time spent
+transposing between channels-first and channels-last), or the host's cost of one small PyTorch
+call (microseconds, with and without a CUDA graph). These are the quantities docs/estimation.md models: a GEMM's fraction
 of the tensor rate as its size falls, the share of DRAM bandwidth a memory-bound kernel reaches as
 its size falls, the fused-attention fraction, and the dispatch and launch gaps. Nothing here is
 fitted to a workload; the figures are evidence to set or check the data files against.
@@ -14,8 +15,8 @@ measured with CUDA events after warm-up.
 
   python3 bench/gpu/kernel_rates.py [--quick] > rates.jsonl
 
-Written 2026-11-28 and not yet run on a GPU (the lent machine's loans paused first): its first
-run is its test.
+Written 2026-11-28 (the convolutions 2026-11-29) and not yet run on a GPU (the lent machine's
+loans paused first): its first run is its test.
 """
 
 import argparse
@@ -127,6 +128,73 @@ def attention(quick):
                      backward_tflops=round(2.5 * flops / backward / 1e9, 1))
 
 
+def kernel_share(call, marks):
+    """Share of device time, over one profiled `call`, in kernels whose names hold a mark."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    total = marked = 0.0
+    for event in prof.key_averages():
+        t = getattr(event, "self_device_time_total", None)
+        if t is None:
+            t = getattr(event, "self_cuda_time_total", 0.0)
+        total += t
+        if any(mark in event.key for mark in marks):
+            marked += t
+    return round(marked / total, 3) if total > 0 else None
+
+
+def convolutions(quick):
+    """cuDNN convolutions as PyTorch calls them, forward and backward, with the share of device
+    time spent transposing between channels-first and channels-last (the layout question of
+    docs/estimation.md): ResNet-50's 3x3 and 1x1 convolutions in NCHW and channels-last, and
+    WaveGlow's dilated 1-D convolution (512 -> 2 x 512 channels, kernel 3, 1,000 steps) at
+    dilations 1 to 128, in 16 bits, TF32 and FP32."""
+    transposes = ("nchwToNhwc", "nhwcToNchw", "Transpose", "transpose")
+    cases = []
+    for fmt in ("fp16", "tf32", "fp32"):
+        for layout in ("nchw", "nhwc"):
+            cases.append(("resnet 3x3 64->64 56x56", fmt, layout, 64, 64, (3, 3), (1, 1),
+                          (64, 64, 56, 56)))
+            cases.append(("resnet 1x1 256->64 56x56", fmt, layout, 256, 64, (1, 1), (1, 1),
+                          (64, 256, 56, 56)))
+        for dilation in ((1, 8, 128) if quick else (1, 2, 8, 32, 128)):
+            cases.append((f"waveglow in_layer dilation {dilation}", fmt, "ncl", 512, 1024, 3,
+                          dilation, (16, 512, 1000)))
+    for benchmark in (False, True):
+        torch.backends.cudnn.benchmark = benchmark
+        for label, fmt, layout, cin, cout, kernel, dilation, shape in cases:
+            torch.backends.cudnn.allow_tf32 = fmt == "tf32"
+            dtype = DTYPES[fmt]
+            one_d = layout == "ncl"
+            conv_type = torch.nn.Conv1d if one_d else torch.nn.Conv2d
+            padding = dilation if one_d else tuple(k // 2 for k in kernel)
+            conv = conv_type(cin, cout, kernel, dilation=dilation, padding=padding,
+                             device="cuda", dtype=dtype)
+            x = torch.randn(*shape, device="cuda", dtype=dtype, requires_grad=True)
+            if layout == "nhwc":
+                conv = conv.to(memory_format=torch.channels_last)
+                x = x.detach().to(memory_format=torch.channels_last).requires_grad_()
+            out = conv(x)
+            grad = torch.randn_like(out)
+            forward = timed_ms(lambda: conv(x), 10)
+            backward = timed_ms(
+                lambda: torch.autograd.grad(out, (x, conv.weight), grad, retain_graph=True), 10)
+            kernel_size = kernel if one_d else kernel[0] * kernel[1]
+            flops = 2 * out.numel() * cin * kernel_size
+            emit(kind="conv", op=label, format=fmt, layout=layout, cudnn_benchmark=benchmark,
+                 shape=list(shape), forward_ms=round(forward, 4), backward_ms=round(backward, 4),
+                 forward_tflops=round(flops / forward / 1e9, 1),
+                 backward_tflops=round(2 * flops / backward / 1e9, 1),
+                 forward_transpose_share=kernel_share(lambda: conv(x), transposes),
+                 backward_transpose_share=kernel_share(
+                     lambda: torch.autograd.grad(out, (x, conv.weight), grad,
+                                                 retain_graph=True), transposes))
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.allow_tf32 = True
+
+
 def dispatch():
     """Host microseconds per small PyTorch call, eager and replayed from a CUDA graph."""
     x = torch.zeros(1, device="cuda")
@@ -164,6 +232,9 @@ def main():
     emit(kind="device", gpu=torch.cuda.get_device_name(), torch=torch.__version__,
          cuda=torch.version.cuda)
     dispatch()
+    # Convolutions first: the layout and dilated-convolution questions they answer are the
+    # open ones (docs/estimation.md), should the device's time run out.
+    convolutions(args.quick)
     gemms(args.quick)
     memory_bound(args.quick)
     attention(args.quick)
