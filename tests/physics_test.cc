@@ -355,6 +355,40 @@ TEST(PhysicsTest, ANewGpuIsPredictedFromItsRowAlone) {
   EXPECT_LT(slower, 2.05);
 }
 
+// torchvision's ReLU(inplace=True) writes into its input's storage and its gradient reads the
+// result: the row keeps no tensor of its own. Marked otherwise, the stem's ReLU output (802,816
+// elements per image) is kept as well; a value that is neither yes nor no names the column.
+TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
+  const std::string row = "ResNet-50,stem relu,activation,yes,1,1,0,0,0,802816,802816,,";
+  Fields train = {{"kind", "train"},
+                  {"model", "ResNet-50"},
+                  {"precision", "fp16"},
+                  {"micro_batch", "64"},
+                  {"batch", "64"}};
+  auto with_in_place = [&](const std::string& value, Status* status) {
+    CatalogFiles files = testing::BuiltInCatalog().files();
+    std::string& csv = files["operators.csv"];
+    size_t at = csv.find(row + "yes,");
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) csv.replace(at, row.size() + 4, row + value + ",");
+    Catalog catalog;
+    *status = Catalog::FromFiles(files, "test", &catalog);
+    return status->ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes
+                        : 0.0;
+  };
+  Status s;
+  double in_place = with_in_place("yes", &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  double kept = with_in_place("", &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NEAR(kept - in_place, 802816.0 * 2 * 64, 1.0);
+
+  with_in_place("maybe", &s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("in_place"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
+}
+
 TEST(PhysicsTest, AnOperatorMixThatDoesNotAddUpIsRejectedWithItsLine) {
   CatalogFiles files = testing::BuiltInCatalog().files();
   std::string& csv = files["operators.csv"];

@@ -86,6 +86,10 @@ struct Operator {
   bool trainable = true;
   // Causal attention: fused kernels skip the masked half of the score matrix.
   bool causal = false;
+  // Writes its result into its input's storage, and its backward needs nothing the write
+  // destroys (ReLU(inplace=True), whose gradient reads the result; `out += identity`): it keeps
+  // no tensor of its own for the backward pass.
+  bool in_place = false;
   SharedText source;  // where the row comes from (data/operators.csv rows)
 
   // Forward FLOPs per sample, all repeats.

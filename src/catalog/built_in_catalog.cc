@@ -106,6 +106,7 @@ Operator MakeOperator(const CatalogRecords& records, const OperatorRecord& r) {
   op.spatial = r.spatial;
   op.trainable = r.trainable;
   op.causal = r.causal;
+  op.in_place = r.in_place;
   op.source = Shared(records, r.source);
   return op;
 }

@@ -50,6 +50,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
                                  Shown(kind)));
     }
     op.spatial = r.YesNo("spatial");
+    op.in_place = r.YesNo("in_place", false);
     std::string when = ToLower(r.Text("when"));
     if (when == "training")
       op.when = OpWhen::kTraining;

@@ -112,13 +112,14 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
   double b = l.micro_batch;
   double wide = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
   if (!s.transformer) {
-    // Every operator's output is kept for the backward pass (an upper bound: in-place
-    // activations share their input's storage).
+    // Every operator's output is kept for the backward pass but for those written in place
+    // (an upper bound still: some outputs no backward reads are freed at once).
     double elements = 0;
     for (const Operator& op : m.operators) {
       double scale = op.spatial ? s.spatial_scale : 1;
       if (op.when == OpWhen::kUnfusedAttention && w.flash_attention) continue;
-      if (op.kind == OpKind::kView) continue;  // shares its input's storage
+      // A view and an in-place operator share their input's storage.
+      if (op.kind == OpKind::kView || op.in_place) continue;
       double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
                                                                          : op.m * op.n * op.groups;
       double out = written * std::max(1.0, op.repeats);

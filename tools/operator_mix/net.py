@@ -46,12 +46,13 @@ class Net:
 
     # -- rows -------------------------------------------------------------------------------
     def row(self, op, kind, spatial=True, m=0, n=0, k=0, groups=1, read=0, written=0,
-            repeats=1, source=None, notes=""):
+            repeats=1, source=None, notes="", in_place=False):
         assert kind in FLOP_KINDS | MEMORY_KINDS | VIEW_KINDS, kind
         values = dict(model=self.model, op=op, kind=kind, spatial="yes" if spatial else "no",
                       groups=int(groups), m=int(m), n=int(n), k=int(k),
                       read_elements=int(read), written_elements=int(written),
-                      source=source or self.source, notes=notes)
+                      in_place="yes" if in_place else "", source=source or self.source,
+                      notes=notes)
         key = tuple(values.items())
         if key in self.by_key:
             self.by_key[key]["repeats"] += repeats
@@ -60,8 +61,9 @@ class Net:
             self.by_key[key] = values
             self.rows.append(values)
 
-    def mem(self, kind, op, read, written, spatial=True, repeats=1, notes=""):
-        self.row(op, kind, spatial, read=read, written=written, repeats=repeats, notes=notes)
+    def mem(self, kind, op, read, written, spatial=True, repeats=1, notes="", in_place=False):
+        self.row(op, kind, spatial, read=read, written=written, repeats=repeats, notes=notes,
+                 in_place=in_place)
 
     def flops(self):
         return sum(2 * r["m"] * r["n"] * r["k"] * r["groups"] * r["repeats"]
@@ -91,11 +93,16 @@ class Net:
         self.mem("norm", op, x.e, x.e, spatial, notes=notes)
         self.params += 2 * x.c if affine else 0
 
-    def act(self, op, x, spatial=True, repeats=1, notes=""):
-        self.mem("activation", op, x.e, x.e, spatial, repeats, notes)
+    # in_place: the reference code writes the result into its input's storage and its backward
+    # needs nothing the write destroys: ReLU(inplace=True), whose gradient reads its result, and
+    # `out += identity`. Such a row keeps no tensor of its own for the backward pass. (An
+    # in-place op whose gradient reads its input, such as SiLU(inplace=True), gets a saved copy
+    # of that input from autograd and saves nothing.)
+    def act(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
+        self.mem("activation", op, x.e, x.e, spatial, repeats, notes, in_place)
 
-    def add(self, op, x, spatial=True, repeats=1, notes=""):
-        self.mem("elementwise", op, 2 * x.e, x.e, spatial, repeats, notes)
+    def add(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
+        self.mem("elementwise", op, 2 * x.e, x.e, spatial, repeats, notes, in_place)
 
     def dropout(self, op, x, spatial=True, repeats=1):
         self.mem("elementwise", op, x.e, x.e, spatial, repeats,

@@ -22,7 +22,7 @@ def resnet_stem(net, prefix, size):
     """7x7/2 conv, BN, ReLU and 3x3/2 max-pool of a torchvision ResNet."""
     x = net.conv(f"{prefix}stem conv 7x7/2", Map(3, size, size), 64, 7, 2, 3)
     net.norm(f"{prefix}stem bn", x)
-    net.act(f"{prefix}stem relu", x)
+    net.act(f"{prefix}stem relu", x, in_place=True)
     y = Map(64, conv_out(x.h, 3, 2, 1), conv_out(x.w, 3, 2, 1))
     net.mem("pooling", f"{prefix}stem maxpool 3x3/2", x.e, y.e)
     return y
@@ -40,24 +40,25 @@ def resnet_stage(net, prefix, x, blocks, planes, stride, bottleneck=True):
         if bottleneck:
             h = net.conv(f"{tag} conv1 1x1", x, planes, 1)
             net.norm(f"{tag} bn{one}", h)
-            net.act(f"{tag} relu{one}", h)
+            net.act(f"{tag} relu{one}", h, in_place=True)
             h = net.conv(f"{tag} conv2 3x3" + ("/2" if s == 2 else ""), h, planes, 3, s)
             net.norm(f"{tag} bn{two}", h)
-            net.act(f"{tag} relu{two}", h)
+            net.act(f"{tag} relu{two}", h, in_place=True)
             h = net.conv(f"{tag} conv3 1x1", h, cout, 1)
             net.norm(f"{tag} bn3", h)
         else:
             h = net.conv(f"{tag} conv1 3x3" + ("/2" if s == 2 else ""), x, planes, 3, s)
             net.norm(f"{tag} bn{one}", h)
-            net.act(f"{tag} relu1", h)
+            net.act(f"{tag} relu1", h, in_place=True)
             h = net.conv(f"{tag} conv2 3x3", h, planes, 3)
             net.norm(f"{tag} bn{two}", h)
         if s != 1 or x.c != cout:
             d = net.conv(f"{tag} downsample conv 1x1" + ("/2" if s == 2 else ""), x, cout, 1, s,
                          0)
             net.norm(f"{tag} downsample bn", d)
-        net.add(f"{tag} residual add", h)
-        net.act(f"{tag} relu out", h)
+        # torchvision: `out += identity`, then ReLU(inplace=True).
+        net.add(f"{tag} residual add", h, in_place=True)
+        net.act(f"{tag} relu out", h, in_place=True)
         x = h
     return x
 
@@ -123,7 +124,7 @@ def efficientnet(name, width, depth, size):
                 net.mem("elementwise", f"{tag} stochastic depth", h.e, h.e,
                         notes=TRAINING_ONLY + "StochasticDepth 'row' multiplies by a per-sample "
                         "mask (probability 0.2 x block index / blocks)")
-                net.add(f"{tag} residual add", h)
+                net.add(f"{tag} residual add", h, in_place=True)  # `result += input`
             x = h
     x = net.conv("head conv 1x1", x, 4 * stages[-1][4], 1)
     net.norm("head bn", x)
@@ -312,13 +313,13 @@ def ssd300():
         tag = f"extra block{i + 1}"
         h = net.conv(f"{tag} conv 1x1", x, mid, 1)
         net.norm(f"{tag} bn1", h)
-        net.act(f"{tag} relu1", h)
+        net.act(f"{tag} relu1", h, in_place=True)  # DLE: nn.ReLU(inplace=True)
         if i < 3:
             h = net.conv(f"{tag} conv 3x3/2", h, cout, 3, 2, 1)
         else:
             h = net.conv(f"{tag} conv 3x3 valid", h, cout, 3, 1, 0)
         net.norm(f"{tag} bn2", h)
-        net.act(f"{tag} relu2", h)
+        net.act(f"{tag} relu2", h, in_place=True)
         feeds.append(h)
         x = h
     boxes = 0
