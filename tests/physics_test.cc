@@ -389,6 +389,40 @@ TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
   EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
 }
 
+// An attention's score matrix is never kept for backward: its softmax keeps its own output, and
+// a fused kernel never writes the scores. Backward holds the gradients of the operator it is
+// differentiating beside everything saved: twice the largest output. So in ViT-B/16, scores ten
+// times larger change nothing, and a larger MLP output (kept by 12 layers and the largest) adds
+// 12 + 2 times its growth.
+TEST(PhysicsTest, AScoreMatrixIsNotKeptButBackwardHoldsTwiceTheLargestOutput) {
+  const std::string scores =
+      "ViT-B/16,encoder layers1-12 attention scores QK^T,attention,yes,12,12,197,197,64,302592,";
+  const std::string fc1 = "ViT-B/16,encoder layers1-12 mlp fc1,gemm,yes,12,1,197,3072,768,151296,";
+  auto activations = [&](const std::string& row, const std::string& from, const std::string& to,
+                         bool flash) {
+    CatalogFiles files = testing::BuiltInCatalog().files();
+    std::string& csv = files["operators.csv"];
+    size_t at = csv.find(row + from + ",");
+    EXPECT_NE(at, std::string::npos) << row;
+    if (at != std::string::npos) csv.replace(at, row.size() + from.size() + 1, row + to + ",");
+    Catalog catalog;
+    Status s = Catalog::FromFiles(files, "test", &catalog);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    Fields train = {{"kind", "train"},     {"model", "ViT-B/16"},
+                    {"precision", "fp16"}, {"micro_batch", "32"},
+                    {"batch", "32"},       {"flash_attention", flash ? "true" : "false"}};
+    return s.ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes : 0.0;
+  };
+  for (bool flash : {true, false}) {
+    EXPECT_DOUBLE_EQ(activations(scores, "465708", "4657080", flash),
+                     activations(scores, "465708", "465708", flash))
+        << "flash attention " << flash;
+  }
+  double grown =
+      activations(fc1, "605184", "6051840", true) - activations(fc1, "605184", "605184", true);
+  EXPECT_NEAR(grown, (12 + 2) * (6051840.0 - 605184) * 2 * 32, 1.0);
+}
+
 TEST(PhysicsTest, AnOperatorMixThatDoesNotAddUpIsRejectedWithItsLine) {
   CatalogFiles files = testing::BuiltInCatalog().files();
   std::string& csv = files["operators.csv"];
