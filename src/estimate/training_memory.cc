@@ -112,8 +112,9 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
   double b = l.micro_batch;
   double wide = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
   if (!s.transformer) {
-    // Every operator's output is kept for the backward pass but for those written in place
-    // (an upper bound still: some outputs no backward reads are freed at once).
+    // Every operator's output is kept for the backward pass but for those written in place and
+    // an attention's score product (an upper bound still: some outputs no backward reads, such
+    // as a copy's, are freed at once).
     double elements = 0;
     double largest = 0;  // the largest output, elements
     const std::vector<Operator>& ops = m.operators;

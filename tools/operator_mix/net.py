@@ -97,7 +97,7 @@ class Net:
     # needs nothing the write destroys: ReLU(inplace=True), whose gradient reads its result, and
     # `out += identity`. Such a row keeps no tensor of its own for the backward pass. (An
     # in-place op whose gradient reads its input, such as SiLU(inplace=True), gets a saved copy
-    # of that input from autograd and saves nothing.)
+    # of that input from autograd, so writing in place saves no memory; it is not marked.)
     def act(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
         self.mem("activation", op, x.e, x.e, spatial, repeats, notes, in_place)
 
