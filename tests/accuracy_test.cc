@@ -25,19 +25,20 @@ namespace {
 // layout of DLE rows, FP32 Winograd and GNMT's padding), decode 6.6% (in sample), prefill 16.5%,
 // memory 9.3% (5.4% before the loss's peak counted 12 bytes per logit instead of 6 and
 // allocator-view rows left out the CUDA context: the PEFT rows, whose length at their p99 is not
-// stated, rose while the fixed-length held-out rows fell), fits agreement 68%; held out in
-// tests/calibration: large-model training at scale 11.0%, DeepLearningExamples training 23.5%
-// (21.5% before the recurrent weight gradients and Transformer-XL's memory projection: NVIDIA's own
-// README figures run Transformer-XL some 40% faster than Lambda's harness runs the same scripts,
-// and cuDNN's one-shot weight gradient moves their GNMT rows from +9% to +22%; both changes carry
-// to left-out GPUs and models better, which is what the cited table is judged by), other training
-// benchmarks 14.3%, fine-tuning memory 6.1% (11.4% before the same two changes) with 96% fits
-// agreement. Bounds sit a little above.
+// stated, rose while the fixed-length held-out rows fell), fits agreement 77% (68% before unfused
+// attention kept eager PyTorch's FP32 softmax and its 16-bit copy); held out in tests/calibration:
+// large-model training at scale 11.0%, DeepLearningExamples training 23.5% (21.5% before the
+// recurrent weight gradients and Transformer-XL's memory projection: NVIDIA's own README figures
+// run Transformer-XL some 40% faster than Lambda's harness runs the same scripts, and cuDNN's
+// one-shot weight gradient moves their GNMT rows from +9% to +22%; both changes carry to left-out
+// GPUs and models better, which is what the cited table is judged by), other training benchmarks
+// 14.3%, fine-tuning memory 6.1% (11.4% before the same two changes) with 96% fits agreement.
+// Bounds sit a little above.
 constexpr double kTrainingMedian = 0.195;
 constexpr double kDecodeMedian = 0.09;
 constexpr double kPrefillMedian = 0.19;
 constexpr double kMemoryMedian = 0.10;
-constexpr double kFitsAgreement = 0.6;
+constexpr double kFitsAgreement = 0.7;
 constexpr double kAnyGpuMedian = 0.35;  // worst besides the exceptions: RTX 3090 prefill, 30%
 // The known exception, named in docs/estimation.md: Lambda's H100 rows run older models on
 // CUDA 11.8 / NGC 24.03 kernels that reach far less of Hopper's tensor rate than the large GEMMs

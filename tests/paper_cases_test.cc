@@ -100,6 +100,30 @@ TEST(PaperCasesTest, KorthikantiPerLayerCoefficients) {
   EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), 2 * s * b * h);
 }
 
+// PyTorch's eager attention (Hugging Face's) runs the softmax in FP32 and keeps its output (4
+// bytes per score) and the 16-bit copy the value product reads (2), where Megatron's fused
+// softmax keeps 2: with dropout (mask 1, output 2) 9 a s / h per token instead of 5, and 6
+// instead of 2 for a model trained without dropout.
+TEST(PaperCasesTest, EagerAttentionKeepsItsFp32SoftmaxAndTheCopy) {
+  Model m;
+  m.family = "decoder";
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.hidden = 1024;
+  m.ffn_hidden = 4096;
+  m.layers = 1;
+  double s = 512, b = 2, h = 1024, a = 16;
+  ActivationOptions o;
+  o.fp32_softmax = true;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), s * b * h * (34 + 9 * a * s / h));
+  o.dropout = false;  // no masks after attention and the MLP either (2h)
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), s * b * h * (32 + 6 * a * s / h));
+  o.fp32_softmax = false;
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), s * b * h * (32 + 2 * a * s / h));
+  o.flash_attention = true;  // no scores at all
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), s * b * h * 32);
+}
+
 TEST(PaperCasesTest, KvCachePerTokenOfLlama31) {
   const Model* small = nullptr;
   const Model* large = nullptr;

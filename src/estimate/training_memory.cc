@@ -154,6 +154,9 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
   o.recompute = w.recompute;
   o.flash_attention = w.flash_attention;
   o.dropout = UsesDropout(m);
+  // Unfused attention is PyTorch's eager attention here (Hugging Face transformers), whose
+  // softmax runs in FP32; in FP32 training there is no 16-bit copy, which Megatron's figure fits.
+  o.fp32_softmax = !wide;
   // 1F1B pipelining: the first stage holds p micro-batches of L/p layers = L layers' worth.
   double layer = LayerActivationBytes(m, s.seq, b, o);
   double bytes = layer * m.layers;
@@ -235,6 +238,8 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
     ActivationOptions o;
     o.recompute = w.recompute;
     o.flash_attention = w.flash_attention;
+    o.dropout = UsesDropout(m);
+    o.fp32_softmax = !wide;
     mem.host_bytes += LayerActivationBytes(m, s.seq, l.micro_batch, o) * m.layers * (wide ? 2 : 1);
   }
   if (!s.lora && l.zero_stage >= 3 && dp > 1 && m.layers > 0) {

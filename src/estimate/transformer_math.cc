@@ -29,9 +29,11 @@ double LayerActivationBytes(const Model& m, double s, double b, const Activation
   // attention input (2h, counted here as Megatron keeps it per rank), and the MLP.
   double attention = 2 * h + 2 * h + 4 * h * g + 2 * h;
   double mlp = 2 * h + (HasGatedMlp(m) ? 8 * f : 4 * f) * experts;
-  // The s x s score terms: softmax input and output (2 bytes each) and its dropout mask.
+  // The s x s score terms: the softmax's output (2 bytes; 4 + 2 when it runs in FP32 and a
+  // 16-bit copy feeds the value product), and with dropout its mask (1) and output (2).
   double scores = 0;
-  if (!o.flash_attention && o.recompute == Recompute::kNone) scores = (4 + mask) * a * s;
+  double softmax = o.fp32_softmax ? 6 : 2;
+  if (!o.flash_attention && o.recompute == Recompute::kNone) scores = (softmax + 3 * mask) * a * s;
   double per_token = 0;
   if (o.recompute == Recompute::kFull) {
     // Only each layer's input survives (2h); the working set of one layer is added by callers.

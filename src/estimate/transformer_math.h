@@ -17,6 +17,11 @@ struct ActivationOptions {
   // Dropout masks (one byte per element) are stored by models trained with dropout (GPT-2,
   // BERT, Megatron's GPT); Llama-family models train without dropout.
   bool dropout = true;
+  // Unfused attention as PyTorch eager code runs it in 16 bits (Hugging Face's eager attention:
+  // softmax(..., dtype=float32).to(dtype)): the softmax keeps its FP32 output for backward and
+  // the value product keeps the 16-bit copy, 6 bytes per score where Megatron's fused softmax
+  // (Korthikanti et al.) keeps 2.
+  bool fp32_softmax = false;
 };
 
 // Whether the MLP is gated (SwiGLU/GeGLU: gate, up and down projections). Taken from the
