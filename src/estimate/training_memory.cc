@@ -106,39 +106,41 @@ double GradientBytesPerParam(const Workload& w, bool lora) {
   return lora || wide ? 4 : 2;
 }
 
+KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spatial_scale) {
+  // Every operator's output is kept for the backward pass but for those written in place and
+  // an attention's score product (an upper bound still: some outputs no backward reads, such
+  // as a copy's or an add's input, are freed at once).
+  KeptOutputs kept;
+  const std::vector<Operator>& ops = m.operators;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Operator& op = ops[i];
+    double scale = op.spatial ? spatial_scale : 1;
+    if (op.when == OpWhen::kUnfusedAttention && flash_attention) continue;
+    // A view and an in-place operator share their input's storage.
+    if (op.kind == OpKind::kView || op.in_place) continue;
+    // The score product ahead of an attention's softmax: the softmax keeps its own output for
+    // backward, not its input, and a fused kernel never writes the scores at all.
+    if (op.kind == OpKind::kAttention && i + 1 < ops.size() && ops[i + 1].kind == OpKind::kSoftmax)
+      continue;
+    double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
+                                                                       : op.m * op.n * op.groups;
+    kept.largest = std::max(kept.largest, written * scale);
+    kept.elements += written * std::max(1.0, op.repeats) * scale;
+  }
+  return kept;
+}
+
 double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
   const Workload& w = *s.workload;
   const Model& m = w.model;
   double b = l.micro_batch;
   double wide = w.precision == NumericFormat::kFp32 || w.precision == NumericFormat::kTf32;
   if (!s.transformer) {
-    // Every operator's output is kept for the backward pass but for those written in place and
-    // an attention's score product (an upper bound still: some outputs no backward reads, such
-    // as a copy's, are freed at once).
-    double elements = 0;
-    double largest = 0;  // the largest output, elements
-    const std::vector<Operator>& ops = m.operators;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const Operator& op = ops[i];
-      double scale = op.spatial ? s.spatial_scale : 1;
-      if (op.when == OpWhen::kUnfusedAttention && w.flash_attention) continue;
-      // A view and an in-place operator share their input's storage.
-      if (op.kind == OpKind::kView || op.in_place) continue;
-      // The score product ahead of an attention's softmax: the softmax keeps its own output
-      // for backward, not its input, and a fused kernel never writes the scores at all.
-      if (op.kind == OpKind::kAttention && i + 1 < ops.size() &&
-          ops[i + 1].kind == OpKind::kSoftmax)
-        continue;
-      double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
-                                                                         : op.m * op.n * op.groups;
-      largest = std::max(largest, written * scale);
-      double out = written * std::max(1.0, op.repeats);
-      elements += out * scale;
-    }
+    KeptOutputs kept = OperatorListOutputs(m, w.flash_attention, s.spatial_scale);
     // Backward differentiates one operator at a time while everything saved is still held: the
     // gradient of its output and the gradient it writes of its input live beside them, at most
     // twice the largest output (a U-Net's softmax over 4,096 latent tokens: its score matrix).
-    elements += 2 * largest;
+    double elements = kept.elements + 2 * kept.largest;
     double per_sample = elements * s.device.activation_bytes;
     if (m.operators.empty()) {
       // No operator list: 0.006 bytes per forward FLOP, which puts ResNet-50 at ~50 MB per

@@ -52,6 +52,14 @@ struct MicroBatchTime {
 MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l);
 // Activation bytes a device keeps for the backward pass of one micro-batch.
 double TrainingActivationBytes(const TrainingSetup& s, const Layout& l);
+// Of a model with an operator list, per sample: the elements of the outputs autograd keeps for
+// backward (every operator's but those written in place, views and attention score products),
+// and the largest output, whose gradients backward holds beside them.
+struct KeptOutputs {
+  double elements = 0;
+  double largest = 0;
+};
+KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spatial_scale);
 // Bytes of the 16-bit or fp32 gradients one device holds of the trainable parameters.
 double GradientBytesPerParam(const Workload& w, bool lora);
 
