@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What autograd keeps for backward, per sample, in the reference models of data/operators.csv.
 
-One training forward pass of each torchvision model, in FP32, with a saved-tensor hook that
+One training forward pass of each torchvision model (ResNet-50, ResNet-18, ViT-B/16,
+EfficientNet-B0), in FP32, with a saved-tensor hook that
 records every tensor autograd saves for backward; storages are counted once (in-place results
 and views share their input's), parameters and the input batch are left out. What remains is the
 activation memory the backward pass holds, which `cloudfit estimate` models for a model with an
@@ -31,6 +32,7 @@ MODELS = {
     "ResNet-50": (torchvision.models.resnet50, (3, 224, 224)),
     "ResNet-18": (torchvision.models.resnet18, (3, 224, 224)),
     "ViT-B/16": (torchvision.models.vit_b_16, (3, 224, 224)),
+    "EfficientNet-B0": (torchvision.models.efficientnet_b0, (3, 224, 224)),
 }
 
 

@@ -18,12 +18,13 @@
 namespace cloudfit {
 namespace {
 
-// Measured 2026-11-29 (PyTorch 1.13, CPU): ResNet-50 +5.1%, ResNet-18 -4.2%, ViT-B/16 +32%.
+// Measured 2026-11-29 (PyTorch 1.13, CPU): ResNet-50 +5.1%, ResNet-18 -4.2%, EfficientNet-B0
+// +0.9%, ViT-B/16 +32%.
 // ViT's rows count outputs no backward reads (the packed QKV projection's, consumed by a copy;
 // the attention output, the out-projection and the second MLP product, consumed by a copy or
 // an add): 0.91 M elements per layer of its 3.79 M. Bounds sit a little above.
 const std::map<std::string, double> kBound = {
-    {"ResNet-50", 0.08}, {"ResNet-18", 0.10}, {"ViT-B/16", 0.35}};
+    {"ResNet-50", 0.08}, {"ResNet-18", 0.08}, {"EfficientNet-B0", 0.05}, {"ViT-B/16", 0.35}};
 
 TEST(SavedActivationsTest, KeptOutputsAgreeWithWhatAutogradSaved) {
   std::string path = testing::SourcePath("tests/calibration/saved_activations.csv");
@@ -42,7 +43,7 @@ TEST(SavedActivationsTest, KeptOutputsAgreeWithWhatAutogradSaved) {
     // torch 1.13 runs training attention unfused; the bytes are FP32.
     double predicted = OperatorListOutputs(*model, /*flash_attention=*/false, 1).elements * 4;
     double error = predicted / measured - 1;
-    std::printf("%-10s measured %.1f MB, kept outputs %.1f MB per sample (%+.1f%%)\n", name.c_str(),
+    std::printf("%-16s measured %.1f MB, kept outputs %.1f MB per sample (%+.1f%%)\n", name.c_str(),
                 measured / 1e6, predicted / 1e6, 100 * error);
     ASSERT_TRUE(kBound.count(name)) << name;
     EXPECT_LE(std::abs(error), kBound.at(name)) << name;
