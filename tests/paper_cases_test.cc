@@ -81,8 +81,8 @@ TEST(PaperCasesTest, KorthikantiFigure1ActivationMemoryPerGpu) {
   }
 }
 
-TEST(PaperCasesTest, KorthikantiPerLayerCoefficients) {
-  // One GPT layer, no parallelism: s*b*h*(34 + 5*a*s/h) bytes.
+// One GPT layer: 16 heads, 1,024 wide, a 4,096-wide MLP.
+Model GptLayer() {
   Model m;
   m.family = "decoder";
   m.heads = 16;
@@ -90,6 +90,12 @@ TEST(PaperCasesTest, KorthikantiPerLayerCoefficients) {
   m.hidden = 1024;
   m.ffn_hidden = 4096;
   m.layers = 1;
+  return m;
+}
+
+TEST(PaperCasesTest, KorthikantiPerLayerCoefficients) {
+  // One GPT layer, no parallelism: s*b*h*(34 + 5*a*s/h) bytes.
+  Model m = GptLayer();
   double s = 512, b = 2, h = 1024, a = 16;
   ActivationOptions o;
   EXPECT_DOUBLE_EQ(LayerActivationBytes(m, s, b, o), s * b * h * (34 + 5 * a * s / h));
@@ -105,13 +111,7 @@ TEST(PaperCasesTest, KorthikantiPerLayerCoefficients) {
 // softmax keeps 2: with dropout (mask 1, output 2) 9 a s / h per token instead of 5, and 6
 // instead of 2 for a model trained without dropout.
 TEST(PaperCasesTest, EagerAttentionKeepsItsFp32SoftmaxAndTheCopy) {
-  Model m;
-  m.family = "decoder";
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.hidden = 1024;
-  m.ffn_hidden = 4096;
-  m.layers = 1;
+  Model m = GptLayer();
   double s = 512, b = 2, h = 1024, a = 16;
   ActivationOptions o;
   o.fp32_softmax = true;
