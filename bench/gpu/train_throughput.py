@@ -11,7 +11,11 @@ apart from the data loader, which is left out on purpose.
 Each step is forward, backward and the optimizer, in PyTorch's automatic mixed precision (the
 model's weights in FP32, matrix work in FP16 with a loss scaler, or in BF16). Throughput lines look
 like 'resnet50: 3012.4 samples/s' so that `cloudfit poc` and `cloudfit monitor` can read them; the
-last line of each model is one JSON object with every figure.
+last line of each model is one JSON object with every figure. After the timed steps, one more
+forward pass runs under a saved-tensor hook: the bytes of the distinct storages autograd keeps
+for backward (parameters, buffers and the input batch left out; autocast's cached 16-bit weight
+copies are in it), and what the forward pass left allocated, which adds the loss's tensors. They
+are what `cloudfit estimate` calls activations, measured apart from the allocator's peak.
 """
 
 import argparse
@@ -20,6 +24,33 @@ import sys
 import time
 
 import torch
+
+
+def saved_by_forward(model, loss_of, data, dtype):
+    """(bytes autograd saves for backward, bytes the forward pass leaves allocated) of one
+    forward pass; storages counted once, parameters, buffers and the inputs left out."""
+    skip = {t.untyped_storage().data_ptr() for t in model.parameters()}
+    skip |= {t.untyped_storage().data_ptr() for t in model.buffers()}
+    inputs = data if isinstance(data, (tuple, list)) else (data,)
+    skip |= {t.untyped_storage().data_ptr() for t in inputs}
+    storages = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in skip:
+            storages[storage.data_ptr()] = max(storages.get(storage.data_ptr(), 0),
+                                               storage.nbytes())
+        return t
+
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autocast("cuda", dtype=dtype or torch.float32, enabled=dtype is not None):
+            loss = loss_of(model, data)
+    torch.cuda.synchronize()
+    left = torch.cuda.memory_allocated() - before
+    del loss
+    return sum(storages.values()), left
 
 
 def build(name):
@@ -148,6 +179,10 @@ def main():
     samples_per_s = args.steps * args.batch / seconds
     report(samples_per_s)
     gib = float(1 << 30)
+    peak_allocated = torch.cuda.max_memory_allocated()
+    peak_reserved = torch.cuda.max_memory_reserved()
+    optimizer.zero_grad(set_to_none=True)
+    saved, left = saved_by_forward(model, loss_of, data, dtype)
     print(json.dumps({
         "model": args.model, "batch": args.batch, "seq_len": args.seq_len,
         "precision": args.precision, "optimizer": optimizer_kind,
@@ -155,8 +190,10 @@ def main():
         "samples_per_s": round(samples_per_s, 2),
         "tokens_per_s": round(samples_per_s * tokens, 1) if tokens else None,
         "step_ms": round(1000 * seconds / args.steps, 3),
-        "peak_allocated_gib": round(torch.cuda.max_memory_allocated() / gib, 3),
-        "peak_reserved_gib": round(torch.cuda.max_memory_reserved() / gib, 3),
+        "peak_allocated_gib": round(peak_allocated / gib, 3),
+        "peak_reserved_gib": round(peak_reserved / gib, 3),
+        "saved_for_backward_gib": round(saved / gib, 3),
+        "forward_left_allocated_gib": round(left / gib, 3),
         "params_m": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
         "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
