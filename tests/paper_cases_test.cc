@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "cloudfit/estimate.h"
-#include "test_support.h"
 #include "estimate/estimate_internal.h"
 #include "estimate/transformer_math.h"
 #include "test_support.h"
