@@ -355,6 +355,20 @@ TEST(PhysicsTest, ANewGpuIsPredictedFromItsRowAlone) {
   EXPECT_LT(slower, 2.05);
 }
 
+// The activation bytes of `train` on an A100 with the built-in catalog whose operators.csv has
+// `from` (which must be in it) replaced by `to`; `status` says whether the edited catalog loads.
+double ActivationsWithOperatorsEdit(const Fields& train, const std::string& from,
+                                    const std::string& to, Status* status) {
+  CatalogFiles files = testing::BuiltInCatalog().files();
+  std::string& csv = files["operators.csv"];
+  size_t at = csv.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) csv.replace(at, from.size(), to);
+  Catalog catalog;
+  *status = Catalog::FromFiles(files, "test", &catalog);
+  return status->ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes : 0.0;
+}
+
 // torchvision's ReLU(inplace=True) writes into its input's storage and its gradient reads the
 // result: the row keeps no tensor of its own. Marked otherwise, the stem's ReLU output (802,816
 // elements per image) is kept as well; a value that is neither yes nor no names the column.
@@ -366,15 +380,7 @@ TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
                   {"micro_batch", "64"},
                   {"batch", "64"}};
   auto with_in_place = [&](const std::string& value, Status* status) {
-    CatalogFiles files = testing::BuiltInCatalog().files();
-    std::string& csv = files["operators.csv"];
-    size_t at = csv.find(row + "yes,");
-    EXPECT_NE(at, std::string::npos);
-    if (at != std::string::npos) csv.replace(at, row.size() + 4, row + value + ",");
-    Catalog catalog;
-    *status = Catalog::FromFiles(files, "test", &catalog);
-    return status->ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes
-                        : 0.0;
+    return ActivationsWithOperatorsEdit(train, row + "yes,", row + value + ",", status);
   };
   Status s;
   double in_place = with_in_place("yes", &s);
@@ -400,18 +406,13 @@ TEST(PhysicsTest, AScoreMatrixIsNotKeptButBackwardHoldsTwiceTheLargestOutput) {
   const std::string fc1 = "ViT-B/16,encoder layers1-12 mlp fc1,gemm,yes,12,1,197,3072,768,151296,";
   auto activations = [&](const std::string& row, const std::string& from, const std::string& to,
                          bool flash) {
-    CatalogFiles files = testing::BuiltInCatalog().files();
-    std::string& csv = files["operators.csv"];
-    size_t at = csv.find(row + from + ",");
-    EXPECT_NE(at, std::string::npos) << row;
-    if (at != std::string::npos) csv.replace(at, row.size() + from.size() + 1, row + to + ",");
-    Catalog catalog;
-    Status s = Catalog::FromFiles(files, "test", &catalog);
-    EXPECT_TRUE(s.ok()) << s.ToString();
     Fields train = {{"kind", "train"},     {"model", "ViT-B/16"},
                     {"precision", "fp16"}, {"micro_batch", "32"},
                     {"batch", "32"},       {"flash_attention", flash ? "true" : "false"}};
-    return s.ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes : 0.0;
+    Status s;
+    double bytes = ActivationsWithOperatorsEdit(train, row + from + ",", row + to + ",", &s);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return bytes;
   };
   for (bool flash : {true, false}) {
     EXPECT_DOUBLE_EQ(activations(scores, "465708", "4657080", flash),

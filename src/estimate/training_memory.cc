@@ -91,6 +91,18 @@ double LargestWeightMatrix(const Model& m) {
   return std::max({mlp, head, 4.0 * m.hidden * m.hidden});
 }
 
+// What a training run's transformer layers keep, before any parallelism splits it.
+ActivationOptions TrainingActivationOptions(const Workload& w) {
+  ActivationOptions o;
+  o.recompute = w.recompute;
+  o.flash_attention = w.flash_attention;
+  o.dropout = UsesDropout(w.model);
+  // Unfused attention is PyTorch's eager attention here (Hugging Face transformers), whose
+  // softmax runs in FP32; in FP32 training there is no 16-bit copy, which Megatron's figure fits.
+  o.fp32_softmax = w.precision != NumericFormat::kFp32 && w.precision != NumericFormat::kTf32;
+  return o;
+}
+
 }  // namespace
 
 double TrainingSetup::TrainableParams() const {
@@ -150,15 +162,9 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     if (w.recompute == Recompute::kFull) per_sample *= 0.25;  // checkpoints at block edges
     return per_sample * b;
   }
-  ActivationOptions o;
+  ActivationOptions o = TrainingActivationOptions(w);
   o.tensor_parallel = l.tensor_parallel;
   o.sequence_parallel = l.tensor_parallel > 1;
-  o.recompute = w.recompute;
-  o.flash_attention = w.flash_attention;
-  o.dropout = UsesDropout(m);
-  // Unfused attention is PyTorch's eager attention here (Hugging Face transformers), whose
-  // softmax runs in FP32; in FP32 training there is no 16-bit copy, which Megatron's figure fits.
-  o.fp32_softmax = !wide;
   // 1F1B pipelining: the first stage holds p micro-batches of L/p layers = L layers' worth.
   double layer = LayerActivationBytes(m, s.seq, b, o);
   double bytes = layer * m.layers;
@@ -237,11 +243,7 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l) {
     mem.activations_bytes = TrainingActivationBytes(s, l);
   }
   if (w.activation_offload && s.transformer) {
-    ActivationOptions o;
-    o.recompute = w.recompute;
-    o.flash_attention = w.flash_attention;
-    o.dropout = UsesDropout(m);
-    o.fp32_softmax = !wide;
+    ActivationOptions o = TrainingActivationOptions(w);
     mem.host_bytes += LayerActivationBytes(m, s.seq, l.micro_batch, o) * m.layers * (wide ? 2 : 1);
   }
   if (!s.lora && l.zero_stage >= 3 && dp > 1 && m.layers > 0) {
