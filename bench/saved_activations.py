@@ -14,10 +14,13 @@ Attention is PyTorch's unfused attention as the installed version runs it in tra
 softmax and dropout materialised), to compare with `flash_attention: false`.
 
   python3 bench/saved_activations.py [--batch 2] > saved.csv
+  python3 bench/saved_activations.py --list ViT-B/16
 
 Prints CSV: model, torch and torchvision versions, batch, saved bytes per sample (FP32
 activations, with the max-pool indices and any masks at their own sizes), and the count of
-distinct saved activation storages.
+distinct saved activation storages. With --list MODEL, one line per saved storage instead, in
+the order autograd first saved it: bytes per sample, the saving tensor's shape and the autograd
+node that produced it (None for statistics and masks a kernel returns beside its output).
 """
 
 import argparse
@@ -36,7 +39,9 @@ MODELS = {
 }
 
 
-def saved_bytes(build, shape, batch):
+def saved_storages(build, shape, batch):
+    """The storages autograd saves in one training forward pass: data pointer -> (bytes, shape
+    of the first tensor saved from it, name of that tensor's autograd node)."""
     torch.manual_seed(0)
     model = build()
     model.train()
@@ -49,27 +54,39 @@ def saved_bytes(build, shape, batch):
     def pack(t):
         s = t.storage()
         if s.data_ptr() not in skip:
-            storages[s.data_ptr()] = max(storages.get(s.data_ptr(), 0), s.nbytes())
+            node = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+            _, first_shape, first_node = storages.get(s.data_ptr(), (0, tuple(t.shape), node))
+            bytes_ = max(storages.get(s.data_ptr(), (0,))[0], s.nbytes())
+            storages[s.data_ptr()] = (bytes_, first_shape, first_node)
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         out = model(x)
     del out
-    return sum(storages.values()) / batch, len(storages)
+    return storages
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=2, help="samples per forward pass")
+    parser.add_argument("--list", metavar="MODEL", choices=sorted(MODELS),
+                        help="list every saved storage of this model instead")
     args = parser.parse_args()
     if args.batch < 1 or args.batch > 64:
         print("error: --batch must be 1-64", file=sys.stderr)
         return 2
+    if args.list:
+        build, shape = MODELS[args.list]
+        print("bytes_per_sample,shape,autograd_node")
+        for bytes_, first_shape, node in saved_storages(build, shape, args.batch).values():
+            print(f"{bytes_ / args.batch:.0f},{'x'.join(map(str, first_shape))},{node}")
+        return 0
     print("model,torch,torchvision,batch,saved_bytes_per_sample,saved_storages")
     for name, (build, shape) in MODELS.items():
-        saved, count = saved_bytes(build, shape, args.batch)
+        storages = saved_storages(build, shape, args.batch)
+        saved = sum(bytes_ for bytes_, _, _ in storages.values()) / args.batch
         print(f"{name},{torch.__version__},{torchvision.__version__},{args.batch},"
-              f"{saved:.0f},{count}", flush=True)
+              f"{saved:.0f},{len(storages)}", flush=True)
     return 0
 
 
