@@ -18,13 +18,14 @@
 namespace cloudfit {
 namespace {
 
-// Measured 2026-11-29 (PyTorch 1.13, CPU): ResNet-50 +5.1%, ResNet-18 -4.2%, EfficientNet-B0
-// +0.9%, ViT-B/16 +32%.
-// ViT's rows count outputs no backward reads (the packed QKV projection's, consumed by a copy;
-// the attention output, the out-projection and the second MLP product, consumed by a copy or
-// an add): 0.91 M elements per layer of its 3.79 M. Bounds sit a little above.
+// Measured 2026-11-29 (PyTorch 1.13, CPU), after outputs no reader saves were marked freed:
+// ResNet-50 -2.0%, ResNet-18 -7.5%, EfficientNet-B0 -0.1%, ViT-B/16 +5.2% (before: +5.1%, -4.2%,
+// +0.9%, +32%). What remains: max-pooling's int64 indices, saved beside its output and not
+// counted (1.6 MB per image, 7% of ResNet-18's 21.6 MB), and in ViT the score-times-value
+// product, counted for the scaled query PyTorch 1.13 saves instead and for the output a fused
+// kernel saves, while 1.13 also frees the query's copy. Bounds sit a little above.
 const std::map<std::string, double> kBound = {
-    {"ResNet-50", 0.08}, {"ResNet-18", 0.08}, {"EfficientNet-B0", 0.05}, {"ViT-B/16", 0.35}};
+    {"ResNet-50", 0.05}, {"ResNet-18", 0.08}, {"EfficientNet-B0", 0.03}, {"ViT-B/16", 0.08}};
 
 TEST(SavedActivationsTest, KeptOutputsAgreeWithWhatAutogradSaved) {
   std::string path = testing::SourcePath("tests/calibration/saved_activations.csv");

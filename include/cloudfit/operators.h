@@ -90,6 +90,10 @@ struct Operator {
   // destroys (ReLU(inplace=True), whose gradient reads the result; `out += identity`): it keeps
   // no tensor of its own for the backward pass.
   bool in_place = false;
+  // Every reader of the output saves nothing of it for backward (a residual add, a copy or
+  // concatenation, an identity dropout, a log-softmax, which keeps its own result): autograd
+  // frees it once they have run, so it is not among the tensors backward holds.
+  bool freed = false;
   SharedText source;  // where the row comes from (data/operators.csv rows)
 
   // Forward FLOPs per sample, all repeats.

@@ -107,6 +107,7 @@ Operator MakeOperator(const CatalogRecords& records, const OperatorRecord& r) {
   op.trainable = r.trainable;
   op.causal = r.causal;
   op.in_place = r.in_place;
+  op.freed = r.freed;
   op.source = Shared(records, r.source);
   return op;
 }

@@ -92,7 +92,7 @@ struct OperatorRecord {
   OpKind kind;
   double m, n, k, groups, repeats, read_elements, written_elements;
   OpWhen when;
-  bool spatial, trainable, causal, in_place;
+  bool spatial, trainable, causal, in_place, freed;
   RecordText source;
 };
 

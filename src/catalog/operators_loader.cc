@@ -51,6 +51,10 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     }
     op.spatial = r.YesNo("spatial");
     op.in_place = r.YesNo("in_place", false);
+    op.freed = r.YesNo("freed", false);
+    if (op.in_place && op.freed) {
+      r.Fail("freed", "a row written in place has no output of its own to free: leave freed empty");
+    }
     std::string when = ToLower(r.Text("when"));
     if (when == "training")
       op.when = OpWhen::kTraining;

@@ -119,9 +119,8 @@ double GradientBytesPerParam(const Workload& w, bool lora) {
 }
 
 KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spatial_scale) {
-  // Every operator's output is kept for the backward pass but for those written in place and
-  // an attention's score product (an upper bound still: some outputs no backward reads, such
-  // as a copy's or an add's input, are freed at once).
+  // Every operator's output is kept for the backward pass but for those written in place, those
+  // whose readers save nothing of them (freed) and an attention's score product.
   KeptOutputs kept;
   const std::vector<Operator>& ops = m.operators;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -136,7 +135,10 @@ KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spa
       continue;
     double written = op.written_elements > 0 || !IsMatrixKind(op.kind) ? op.written_elements
                                                                        : op.m * op.n * op.groups;
+    // Backward writes the gradient of every output, a freed one too; only the kept ones are
+    // held from the forward pass to the backward.
     kept.largest = std::max(kept.largest, written * scale);
+    if (op.freed) continue;
     kept.elements += written * std::max(1.0, op.repeats) * scale;
   }
   return kept;

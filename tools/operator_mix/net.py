@@ -46,13 +46,14 @@ class Net:
 
     # -- rows -------------------------------------------------------------------------------
     def row(self, op, kind, spatial=True, m=0, n=0, k=0, groups=1, read=0, written=0,
-            repeats=1, source=None, notes="", in_place=False):
+            repeats=1, source=None, notes="", in_place=False, freed=False):
         assert kind in FLOP_KINDS | MEMORY_KINDS | VIEW_KINDS, kind
+        assert not (in_place and freed), op
         values = dict(model=self.model, op=op, kind=kind, spatial="yes" if spatial else "no",
                       groups=int(groups), m=int(m), n=int(n), k=int(k),
                       read_elements=int(read), written_elements=int(written),
-                      in_place="yes" if in_place else "", source=source or self.source,
-                      notes=notes)
+                      in_place="yes" if in_place else "", freed="yes" if freed else "",
+                      source=source or self.source, notes=notes)
         key = tuple(values.items())
         if key in self.by_key:
             self.by_key[key]["repeats"] += repeats
@@ -61,36 +62,44 @@ class Net:
             self.by_key[key] = values
             self.rows.append(values)
 
-    def mem(self, kind, op, read, written, spatial=True, repeats=1, notes="", in_place=False):
+    # freed: every reader of the row's output saves nothing of it for backward (a residual add,
+    # a copy, a concatenation, an identity dropout, a loss's log-softmax, which keeps its own
+    # result), so autograd frees it once they have run and training memory leaves it out. A
+    # Linear or convolution saves its input, a norm its input, GELU and SiLU their input, ReLU
+    # and softmax their result (torch/csrc/autograd derivatives.yaml): an output read by one of
+    # those is kept.
+    def mem(self, kind, op, read, written, spatial=True, repeats=1, notes="", in_place=False,
+            freed=False):
         self.row(op, kind, spatial, read=read, written=written, repeats=repeats, notes=notes,
-                 in_place=in_place)
+                 in_place=in_place, freed=freed)
 
     def flops(self):
         return sum(2 * r["m"] * r["n"] * r["k"] * r["groups"] * r["repeats"]
                    for r in self.rows if r["kind"] in FLOP_KINDS)
 
     # -- layers (each counts its parameters once per call) ----------------------------------
-    def conv(self, op, x, cout, k, s=1, p=None, groups=1, bias=False, d=1, dims=2, notes=""):
+    def conv(self, op, x, cout, k, s=1, p=None, groups=1, bias=False, d=1, dims=2, notes="",
+             freed=False):
         """A k x k convolution (k x 1 over a sequence when dims == 1) as an implicit GEMM."""
         p = (k - 1) // 2 * d if p is None else p
         kw = k if dims == 2 else 1
         y = Map(cout, conv_out(x.h, k, s, p, d), conv_out(x.w, k, s, p, d) if dims == 2 else 1)
         kind = "depthwise" if groups > 1 and groups == x.c else "conv"
         self.row(op, kind, dims == 2, m=y.h * y.w, n=cout // groups, k=x.c // groups * k * kw,
-                 groups=groups, read=x.e, written=y.e, notes=notes)
+                 groups=groups, read=x.e, written=y.e, notes=notes, freed=freed)
         self.params += cout * (x.c // groups) * k * kw + (cout if bias else 0)
         return y
 
     def linear(self, op, tokens, cin, cout, bias=True, spatial=False, kind="gemm", repeats=1,
-               read=None, notes=""):
+               read=None, notes="", freed=False):
         """A dense layer over `tokens` rows of one sample; repeats share the weights."""
         self.row(op, kind, spatial, m=tokens, n=cout, k=cin,
                  read=tokens * cin if read is None else read, written=tokens * cout,
-                 repeats=repeats, notes=notes)
+                 repeats=repeats, notes=notes, freed=freed)
         self.params += cin * cout + (cout if bias else 0)
 
-    def norm(self, op, x, affine=True, spatial=True, notes=""):
-        self.mem("norm", op, x.e, x.e, spatial, notes=notes)
+    def norm(self, op, x, affine=True, spatial=True, notes="", freed=False):
+        self.mem("norm", op, x.e, x.e, spatial, notes=notes, freed=freed)
         self.params += 2 * x.c if affine else 0
 
     # in_place: the reference code writes the result into its input's storage and its backward

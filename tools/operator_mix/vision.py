@@ -55,7 +55,8 @@ def resnet_stage(net, prefix, x, blocks, planes, stride, bottleneck=True):
         if s != 1 or x.c != cout:
             d = net.conv(f"{tag} downsample conv 1x1" + ("/2" if s == 2 else ""), x, cout, 1, s,
                          0)
-            net.norm(f"{tag} downsample bn", d)
+            # Read only by `out += identity`, which saves nothing: freed after the add.
+            net.norm(f"{tag} downsample bn", d, freed=True)
         # torchvision: `out += identity`, then ReLU(inplace=True).
         net.add(f"{tag} residual add", h, in_place=True)
         net.act(f"{tag} relu out", h, in_place=True)
@@ -71,7 +72,7 @@ def resnet(name, layers, bottleneck):
     for s, (blocks, planes) in enumerate(zip(layers, (64, 128, 256, 512)), 1):
         x = resnet_stage(net, f"layer{s}", x, blocks, planes, 1 if s == 1 else 2, bottleneck)
     net.mem("pooling", "global avgpool", x.e, x.c, notes="reads the 7x7 map, writes one vector")
-    net.linear("fc", 1, x.c, 1000)
+    net.linear("fc", 1, x.c, 1000, freed=True)  # the loss's log-softmax keeps its own result
     net.loss("cross-entropy", 1000, 1000, notes="log-softmax over 1000 classes (DLE adds "
              "label smoothing: same traffic)")
     return net
@@ -119,8 +120,11 @@ def efficientnet(name, width, depth, size):
             net.mem("elementwise", f"{tag} SE scale", h.e + h.c, h.e,
                     notes="feature map x per-channel gate")
             h = net.conv(f"{tag} project 1x1", h, cout, 1)
-            net.norm(f"{tag} project bn", h)
-            if s == 1 and block_in == cout:
+            residual = s == 1 and block_in == cout
+            # With a residual, StochasticDepth multiplies the BN's output by a mask and saves
+            # only the mask: the output is freed after the product.
+            net.norm(f"{tag} project bn", h, freed=residual)
+            if residual:
                 net.mem("elementwise", f"{tag} stochastic depth", h.e, h.e,
                         notes=TRAINING_ONLY + "StochasticDepth 'row' multiplies by a per-sample "
                         "mask (probability 0.2 x block index / blocks)")
@@ -131,7 +135,7 @@ def efficientnet(name, width, depth, size):
     net.act("head silu", x)
     net.mem("pooling", "global avgpool", x.e, x.c)
     net.dropout("classifier dropout", Map(x.c, 1), False)
-    net.linear("fc", 1, x.c, 1000)
+    net.linear("fc", 1, x.c, 1000, freed=True)
     net.loss("cross-entropy", 1000, 1000, notes="log-softmax over 1000 classes")
     return net
 
@@ -143,30 +147,38 @@ def vit(name, layers, hidden, heads, mlp):
               "tokens. spatial=yes rows scale with the token count; attention also scales with "
               "the key length, which spatial does not express.")
     t = (224 // 16) ** 2 + 1
-    x = net.conv("patch embedding conv 16x16/16", Map(3, 224, 224), hidden, 16, 16, 0, bias=True)
+    # Outputs read only by a copy, a concatenation or an add (through the identity dropouts of
+    # dropout=0.0) are freed: the patch map, the concatenated tokens, the packed projection and
+    # the two projections ahead of the residual adds. Measured, what autograd keeps per layer
+    # is 16 hidden-sized tensors and the scores under PyTorch 1.13's unfused attention
+    # (bench/saved_activations.py).
+    x = net.conv("patch embedding conv 16x16/16", Map(3, 224, 224), hidden, 16, 16, 0, bias=True,
+                 freed=True)
     tok = Map(hidden, t)
-    net.mem("elementwise", "class token concat", x.e, tok.e, notes="copy into 197 tokens")
+    net.mem("elementwise", "class token concat", x.e, tok.e, notes="copy into 197 tokens",
+            freed=True)
     net.params += hidden + t * hidden  # class token, position embedding
     net.mem("elementwise", "position embedding add", tok.e + t * hidden, tok.e)
     hd = hidden // heads
     for _ in range(layers):
         tag = f"encoder layers1-{layers}"
         net.norm(f"{tag} ln_1", tok)
-        net.linear(f"{tag} attention in_proj qkv", t, hidden, 3 * hidden, spatial=True)
+        net.linear(f"{tag} attention in_proj qkv", t, hidden, 3 * hidden, spatial=True,
+                   freed=True)
         net.mem("elementwise", f"{tag} qkv split copy", 3 * tok.e, 3 * tok.e,
                 notes="F.multi_head_attention_forward makes the packed projection contiguous")
         net.attention(f"{tag} attention", heads, t, t, hd,
                       notes="nn.MultiheadAttention(need_weights=False): SDPA on PyTorch 2")
         net.mem("elementwise", f"{tag} attention output permute copy", tok.e, tok.e)
-        net.linear(f"{tag} attention out_proj", t, hidden, hidden, spatial=True)
+        net.linear(f"{tag} attention out_proj", t, hidden, hidden, spatial=True, freed=True)
         net.add(f"{tag} residual add 1", tok)
         net.norm(f"{tag} ln_2", tok)
         net.linear(f"{tag} mlp fc1", t, hidden, mlp, spatial=True)
         net.act(f"{tag} mlp gelu", Map(mlp, t))
-        net.linear(f"{tag} mlp fc2", t, mlp, hidden, spatial=True)
+        net.linear(f"{tag} mlp fc2", t, mlp, hidden, spatial=True, freed=True)
         net.add(f"{tag} residual add 2", tok)
     net.norm("final ln", tok)
-    net.linear("head (class token)", 1, hidden, 1000)
+    net.linear("head (class token)", 1, hidden, 1000, freed=True)
     net.loss("cross-entropy", 1000, 1000, notes="log-softmax over 1000 classes")
     return net
 
@@ -324,8 +336,9 @@ def ssd300():
         x = h
     boxes = 0
     for f, nd in zip(feeds, (4, 6, 6, 6, 4, 4)):
-        net.conv(f"head {f.h}x{f.w} loc conv 3x3", f, nd * 4, 3, bias=True)
-        net.conv(f"head {f.h}x{f.w} conf conv 3x3", f, nd * 81, 3, bias=True)
+        # Viewed and concatenated (torch.cat saves nothing): freed after the concatenation.
+        net.conv(f"head {f.h}x{f.w} loc conv 3x3", f, nd * 4, 3, bias=True, freed=True)
+        net.conv(f"head {f.h}x{f.w} conf conv 3x3", f, nd * 81, 3, bias=True, freed=True)
         boxes += nd * f.h * f.w
     net.mem("elementwise", "head reshape + concat", boxes * 85, boxes * 85,
             notes=f"{boxes} default boxes x (4 + 81)")
