@@ -55,7 +55,7 @@ constexpr double kHeldOutFitsAgreement = 0.9;
 // 2026-11-28): throughput 44% median (ResNet-50 in TF32 -2%, every 16-bit run over-predicted by
 // 33-134%, GPT-2 most), peak memory 12.6% (36% before the loss's peak, in-place operators, score
 // products and backward's working set were counted, 22% before outputs no reader saves were
-// freed: ResNet-50 from +45-49% to -9-12%, ViT-B/16 from +33% to -3%, the language models from
+// freed: ResNet-50 from +45-49% to -8-9%, ViT-B/16 from +33% to -3%, the language models from
 // -26-50% to -13-32%). Large, and stated as measured: the bounds guard against worse.
 constexpr double kLentH200TrainingMedian = 0.50;
 constexpr double kLentH200MemoryMedian = 0.15;

@@ -79,8 +79,9 @@ std::string DumpCatalog(const Catalog& c) {
           m.compute_class, m.source, m.as_of, m.notes, m.operators.size());
     for (const Operator& op : m.operators) {
       d.Row("op", op.label, static_cast<int>(op.kind), N(op.m), N(op.n), N(op.k), N(op.groups),
-            N(op.repeats), N(op.read_elements), N(op.written_elements), static_cast<int>(op.when),
-            op.spatial, op.trainable, op.causal, op.in_place, op.freed, op.source);
+            N(op.repeats), N(op.read_elements), N(op.written_elements), N(op.saved_index_bytes),
+            static_cast<int>(op.when), op.spatial, op.trainable, op.causal, op.in_place, op.freed,
+            op.source);
     }
   }
   for (const InstanceType& t : c.instances()) {
@@ -158,7 +159,7 @@ TEST(BuiltInRecordsTest, CatalogTypesHaveTheFieldsTheRecordsCopy) {
   EXPECT_EQ(sizeof(Accelerator), 600u) << teach;
   EXPECT_EQ(sizeof(CpuGeneration), 328u) << teach;
   EXPECT_EQ(sizeof(CurrencyRate), 104u) << teach;
-  EXPECT_EQ(sizeof(Operator), 144u) << teach;
+  EXPECT_EQ(sizeof(Operator), 152u) << teach;
   EXPECT_EQ(sizeof(Model), 320u) << teach;
   EXPECT_EQ(sizeof(RegionPrice), 208u) << teach;
   EXPECT_EQ(sizeof(InstanceType), 352u) << teach;

@@ -421,6 +421,31 @@ TEST(PhysicsTest, AnOutputNoReaderSavesIsFreedBeforeBackward) {
   EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
 }
 
+// Max pooling keeps the int64 index of each maximum beside its output for backward: 8 bytes per
+// pooled element whatever the activation dtype, 200,704 elements per image after ResNet-50's
+// stem. A value above 8 names the column.
+TEST(PhysicsTest, MaxPoolingKeepsItsIndicesBesideItsOutput) {
+  const std::string row = "ResNet-50,stem maxpool 3x3/2,pooling,yes,1,1,0,0,0,802816,200704,,,,";
+  Fields train = {{"kind", "train"},
+                  {"model", "ResNet-50"},
+                  {"precision", "fp16"},
+                  {"micro_batch", "64"},
+                  {"batch", "64"}};
+  auto with = [&](const std::string& index_bytes, Status* status) {
+    return ActivationsWithOperatorsEdit(train, row + "8,", row + index_bytes + ",", status);
+  };
+  Status s;
+  double with_indices = with("8", &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  double without = with("", &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NEAR(with_indices - without, 200704.0 * 8 * 64, 1.0);
+
+  with("16", &s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("saved_index_bytes"), std::string::npos) << s.ToString();
+}
+
 // An attention's score matrix is never kept for backward: its softmax keeps its own output, and
 // a fused kernel never writes the scores. Backward holds the gradients of the operator it is
 // differentiating beside everything saved: twice the largest output. So in ViT-B/16, scores ten

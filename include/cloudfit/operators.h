@@ -94,6 +94,10 @@ struct Operator {
   // concatenation, an identity dropout, a log-softmax, which keeps its own result): autograd
   // frees it once they have run, so it is not among the tensors backward holds.
   bool freed = false;
+  // Bytes per output element of indices the operator saves for backward beside its output,
+  // whatever the activation dtype: 8 for max pooling, which keeps the int64 index of each
+  // maximum (max_pool2d_with_indices).
+  double saved_index_bytes = 0;
   SharedText source;  // where the row comes from (data/operators.csv rows)
 
   // Forward FLOPs per sample, all repeats.

@@ -108,6 +108,7 @@ Operator MakeOperator(const CatalogRecords& records, const OperatorRecord& r) {
   op.causal = r.causal;
   op.in_place = r.in_place;
   op.freed = r.freed;
+  op.saved_index_bytes = r.saved_index_bytes;
   op.source = Shared(records, r.source);
   return op;
 }

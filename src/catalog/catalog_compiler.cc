@@ -213,7 +213,8 @@ std::string Records(const Catalog& c, const CostTables& costs,
     for (const Operator& op : m.operators) {
       operators.push_back(Init(Str(op.label), EnumValue("OpKind", op.kind), Num(op.m), Num(op.n),
                                Num(op.k), Num(op.groups), Num(op.repeats), Num(op.read_elements),
-                               Num(op.written_elements), EnumValue("OpWhen", op.when),
+                               Num(op.written_elements), Num(op.saved_index_bytes),
+                               EnumValue("OpWhen", op.when),
                                Bool(op.spatial), Bool(op.trainable), Bool(op.causal),
                                Bool(op.in_place), Bool(op.freed), Str(op.source)));
     }

@@ -90,7 +90,7 @@ struct CurrencyRecord {
 struct OperatorRecord {
   RecordText label;
   OpKind kind;
-  double m, n, k, groups, repeats, read_elements, written_elements;
+  double m, n, k, groups, repeats, read_elements, written_elements, saved_index_bytes;
   OpWhen when;
   bool spatial, trainable, causal, in_place, freed;
   RecordText source;

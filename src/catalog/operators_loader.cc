@@ -71,6 +71,7 @@ Status ParseOperators(const CsvTable& table, std::vector<Model>* models) {
     op.k = r.OptionalNumber("k", 0, 1e12).value_or(0);
     op.read_elements = r.OptionalNumber("read_elements", 0, 1e15).value_or(0);
     op.written_elements = r.OptionalNumber("written_elements", 0, 1e15).value_or(0);
+    op.saved_index_bytes = r.OptionalNumber("saved_index_bytes", 0, 8).value_or(0);
     op.source = r.RequiredText("source");
     if (r.status().ok() && (IsMatrixKind(op.kind) || op.kind == OpKind::kDepthwise) &&
         (op.m <= 0 || op.n <= 0 || op.k <= 0)) {

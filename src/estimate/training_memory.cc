@@ -140,6 +140,7 @@ KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spa
     kept.largest = std::max(kept.largest, written * scale);
     if (op.freed) continue;
     kept.elements += written * std::max(1.0, op.repeats) * scale;
+    kept.index_bytes += op.saved_index_bytes * written * std::max(1.0, op.repeats) * scale;
   }
   return kept;
 }
@@ -155,7 +156,7 @@ double TrainingActivationBytes(const TrainingSetup& s, const Layout& l) {
     // gradient of its output and the gradient it writes of its input live beside them, at most
     // twice the largest output (a U-Net's softmax over 4,096 latent tokens: its score matrix).
     double elements = kept.elements + 2 * kept.largest;
-    double per_sample = elements * s.device.activation_bytes;
+    double per_sample = elements * s.device.activation_bytes + kept.index_bytes;
     if (m.operators.empty()) {
       // No operator list: 0.006 bytes per forward FLOP, which puts ResNet-50 at ~50 MB per
       // sample (NVIDIA trains it at batch 256 in AMP on 16 GB V100s).

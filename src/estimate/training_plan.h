@@ -53,10 +53,12 @@ MemoryBreakdown TrainingMemory(const TrainingSetup& s, const Layout& l);
 // Activation bytes a device keeps for the backward pass of one micro-batch.
 double TrainingActivationBytes(const TrainingSetup& s, const Layout& l);
 // Of a model with an operator list, per sample: the elements of the outputs autograd keeps for
-// backward (every operator's but those written in place, views and attention score products),
-// and the largest output, whose gradients backward holds beside them.
+// backward (every operator's but those written in place, freed, views and attention score
+// products), the bytes of the indices kept beside them (max pooling's int64), and the largest
+// output, whose gradients backward holds beside them.
 struct KeptOutputs {
   double elements = 0;
+  double index_bytes = 0;
   double largest = 0;
 };
 KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spatial_scale);

@@ -46,14 +46,15 @@ class Net:
 
     # -- rows -------------------------------------------------------------------------------
     def row(self, op, kind, spatial=True, m=0, n=0, k=0, groups=1, read=0, written=0,
-            repeats=1, source=None, notes="", in_place=False, freed=False):
+            repeats=1, source=None, notes="", in_place=False, freed=False, index_bytes=0):
         assert kind in FLOP_KINDS | MEMORY_KINDS | VIEW_KINDS, kind
         assert not (in_place and freed), op
         values = dict(model=self.model, op=op, kind=kind, spatial="yes" if spatial else "no",
                       groups=int(groups), m=int(m), n=int(n), k=int(k),
                       read_elements=int(read), written_elements=int(written),
                       in_place="yes" if in_place else "", freed="yes" if freed else "",
-                      source=source or self.source, notes=notes)
+                      saved_index_bytes=index_bytes or "", source=source or self.source,
+                      notes=notes)
         key = tuple(values.items())
         if key in self.by_key:
             self.by_key[key]["repeats"] += repeats
@@ -72,6 +73,13 @@ class Net:
             freed=False):
         self.row(op, kind, spatial, read=read, written=written, repeats=repeats, notes=notes,
                  in_place=in_place, freed=freed)
+
+    def maxpool(self, op, read, written, repeats=1, notes=""):
+        """Max pooling in training: max_pool2d_with_indices writes, and saves for backward, the
+        int64 index of each maximum beside its output (8 bytes per output element, whatever
+        the activation dtype)."""
+        self.row(op, "pooling", True, read=read, written=written, repeats=repeats, notes=notes,
+                 index_bytes=8)
 
     def flops(self):
         return sum(2 * r["m"] * r["n"] * r["k"] * r["groups"] * r["repeats"]

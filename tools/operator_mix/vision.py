@@ -24,7 +24,7 @@ def resnet_stem(net, prefix, size):
     net.norm(f"{prefix}stem bn", x)
     net.act(f"{prefix}stem relu", x, in_place=True)
     y = Map(64, conv_out(x.h, 3, 2, 1), conv_out(x.w, 3, 2, 1))
-    net.mem("pooling", f"{prefix}stem maxpool 3x3/2", x.e, y.e)
+    net.maxpool(f"{prefix}stem maxpool 3x3/2", x.e, y.e)
     return y
 
 
@@ -238,7 +238,7 @@ def yolov8(name, depth, width, max_channels):
         elif module == "SPPF":
             c_ = x.c // 2
             y = yolo_conv(net, f"{tag} cv1", x, c_, 1)
-            net.mem("pooling", f"{tag} maxpool 5x5/1", y.e, y.e, repeats=3)
+            net.maxpool(f"{tag} maxpool 5x5/1", y.e, y.e, repeats=3)
             cat = Map(4 * c_, y.h, y.w)
             net.mem("elementwise", f"{tag} concat", cat.e, cat.e)
             x = yolo_conv(net, f"{tag} cv2", cat, ch(args[0]), 1)
@@ -288,7 +288,7 @@ def unet():
         if i < 5:
             skips.append(x)
             y = Map(c, x.h // 2, x.w // 2)
-            net.mem("pooling", f"down{i} maxpool 2x2", x.e, y.e)
+            net.maxpool(f"down{i} maxpool 2x2", x.e, y.e)
             x = y
     net.dropout("bottom dropout", x)
     for i, c in enumerate((512, 256, 128, 64), 1):
