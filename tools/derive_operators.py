@@ -34,7 +34,8 @@ from operator_mix.sequence import gnmt, ncf, tacotron2, waveglow
 from operator_mix.vision import efficientnet, resnet, ssd300, unet, vit, yolov8
 
 COLUMNS = ["model", "op", "kind", "spatial", "repeats", "groups", "m", "n", "k",
-           "read_elements", "written_elements", "when", "in_place", "freed", "saved_index_bytes", "source", "notes"]
+           "read_elements", "written_elements", "when", "in_place", "freed", "saved_index_bytes",
+           "source", "notes"]
 
 # model -> (builder, published parameter count, where that count comes from)
 ZOO = [
