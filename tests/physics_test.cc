@@ -369,30 +369,46 @@ double ActivationsWithOperatorsEdit(const Fields& train, const std::string& from
   return status->ok() ? Estimated(catalog, train, "A100-SXM4-80GB").memory.activations_bytes : 0.0;
 }
 
+// One row of operators.csv whose trailing cells are edited: the row up to them, the cells as
+// the built-in catalog has them, and a training run whose activations the row moves.
+struct RowCellsEdit {
+  Fields train;
+  std::string row;
+  std::string shipped;
+
+  // Activation bytes with the cells replaced by `cells`; the edited catalog must load.
+  double Activations(const std::string& cells) const {
+    Status s;
+    double bytes = ActivationsWithOperatorsEdit(train, row + shipped, row + cells, &s);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return bytes;
+  }
+  // Why the catalog with the cells replaced by `cells` does not load.
+  Status LoadError(const std::string& cells) const {
+    Status s;
+    ActivationsWithOperatorsEdit(train, row + shipped, row + cells, &s);
+    EXPECT_FALSE(s.ok()) << cells;
+    EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
+    return s;
+  }
+};
+
+Fields ResNet50Fp16Training() {
+  return {{"kind", "train"},
+          {"model", "ResNet-50"},
+          {"precision", "fp16"},
+          {"micro_batch", "64"},
+          {"batch", "64"}};
+}
+
 // torchvision's ReLU(inplace=True) writes into its input's storage and its gradient reads the
 // result: the row keeps no tensor of its own. Marked otherwise, the stem's ReLU output (802,816
 // elements per image) is kept as well; a value that is neither yes nor no names the column.
 TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
-  const std::string row = "ResNet-50,stem relu,activation,yes,1,1,0,0,0,802816,802816,,";
-  Fields train = {{"kind", "train"},
-                  {"model", "ResNet-50"},
-                  {"precision", "fp16"},
-                  {"micro_batch", "64"},
-                  {"batch", "64"}};
-  auto with_in_place = [&](const std::string& value, Status* status) {
-    return ActivationsWithOperatorsEdit(train, row + "yes,", row + value + ",", status);
-  };
-  Status s;
-  double in_place = with_in_place("yes", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  double kept = with_in_place("", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_NEAR(kept - in_place, 802816.0 * 2 * 64, 1.0);
-
-  with_in_place("maybe", &s);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("in_place"), std::string::npos) << s.ToString();
-  EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
+  RowCellsEdit relu{ResNet50Fp16Training(),
+                    "ResNet-50,stem relu,activation,yes,1,1,0,0,0,802816,802816,,", "yes,"};
+  EXPECT_NEAR(relu.Activations(",") - relu.Activations("yes,"), 802816.0 * 2 * 64, 1.0);
+  EXPECT_NE(relu.LoadError("maybe,").message().find("in_place"), std::string::npos);
 }
 
 // ViT's second MLP product is read only by an identity dropout and the residual add, which save
@@ -400,50 +416,23 @@ TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
 // image come back in each of the 12 layers; marked both in place and freed, the row names the
 // column.
 TEST(PhysicsTest, AnOutputNoReaderSavesIsFreedBeforeBackward) {
-  const std::string row =
-      "ViT-B/16,encoder layers1-12 mlp fc2,gemm,yes,12,1,197,768,3072,605184,"
-      "151296,,";
   Fields train = {{"kind", "train"},     {"model", "ViT-B/16"}, {"precision", "fp16"},
                   {"micro_batch", "32"}, {"batch", "32"},       {"flash_attention", "true"}};
-  auto with = [&](const std::string& in_place_and_freed, Status* status) {
-    return ActivationsWithOperatorsEdit(train, row + ",yes,", row + in_place_and_freed, status);
-  };
-  Status s;
-  double freed = with(",yes,", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  double kept = with(",,", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_NEAR(kept - freed, 151296.0 * 12 * 2 * 32, 1.0);
-
-  with("yes,yes,", &s);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("freed"), std::string::npos) << s.ToString();
-  EXPECT_NE(s.message().find("operators.csv:"), std::string::npos) << s.ToString();
+  RowCellsEdit fc2{train, "ViT-B/16,encoder layers1-12 mlp fc2,gemm,yes,12,1,197,768,3072,605184,",
+                   "151296,,,yes,"};
+  EXPECT_NEAR(fc2.Activations("151296,,,,") - fc2.Activations("151296,,,yes,"),
+              151296.0 * 12 * 2 * 32, 1.0);
+  EXPECT_NE(fc2.LoadError("151296,,yes,yes,").message().find("freed"), std::string::npos);
 }
 
 // Max pooling keeps the int64 index of each maximum beside its output for backward: 8 bytes per
 // pooled element whatever the activation dtype, 200,704 elements per image after ResNet-50's
 // stem. A value above 8 names the column.
 TEST(PhysicsTest, MaxPoolingKeepsItsIndicesBesideItsOutput) {
-  const std::string row = "ResNet-50,stem maxpool 3x3/2,pooling,yes,1,1,0,0,0,802816,200704,,,,";
-  Fields train = {{"kind", "train"},
-                  {"model", "ResNet-50"},
-                  {"precision", "fp16"},
-                  {"micro_batch", "64"},
-                  {"batch", "64"}};
-  auto with = [&](const std::string& index_bytes, Status* status) {
-    return ActivationsWithOperatorsEdit(train, row + "8,", row + index_bytes + ",", status);
-  };
-  Status s;
-  double with_indices = with("8", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  double without = with("", &s);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_NEAR(with_indices - without, 200704.0 * 8 * 64, 1.0);
-
-  with("16", &s);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("saved_index_bytes"), std::string::npos) << s.ToString();
+  RowCellsEdit pool{ResNet50Fp16Training(),
+                    "ResNet-50,stem maxpool 3x3/2,pooling,yes,1,1,0,0,0,802816,200704,,,,", "8,"};
+  EXPECT_NEAR(pool.Activations("8,") - pool.Activations(","), 200704.0 * 8 * 64, 1.0);
+  EXPECT_NE(pool.LoadError("16,").message().find("saved_index_bytes"), std::string::npos);
 }
 
 // An attention's score matrix is never kept for backward: its softmax keeps its own output, and
