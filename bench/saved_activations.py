@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What autograd keeps for backward, per sample, in the reference models of data/operators.csv.
 
-One training forward pass of each torchvision model (ResNet-50, ResNet-18, ViT-B/16,
-EfficientNet-B0), in FP32, with a saved-tensor hook that
+One training forward pass of each torchvision model (ResNet-18/50/101/152, EfficientNet-B0/B4/B7
+at their own resolutions, ViT-B/16 and ViT-L/16), in FP32, with a saved-tensor hook that
 records every tensor autograd saves for backward; storages are counted once (in-place results
 and views share their input's), parameters and the input batch are left out. What remains is the
 activation memory the backward pass holds, which `cloudfit estimate` models for a model with an
@@ -36,6 +36,11 @@ MODELS = {
     "ResNet-18": (torchvision.models.resnet18, (3, 224, 224)),
     "ViT-B/16": (torchvision.models.vit_b_16, (3, 224, 224)),
     "EfficientNet-B0": (torchvision.models.efficientnet_b0, (3, 224, 224)),
+    "ResNet-101": (torchvision.models.resnet101, (3, 224, 224)),
+    "ResNet-152": (torchvision.models.resnet152, (3, 224, 224)),
+    "EfficientNet-B4": (torchvision.models.efficientnet_b4, (3, 380, 380)),
+    "EfficientNet-B7": (torchvision.models.efficientnet_b7, (3, 600, 600)),
+    "ViT-L/16": (torchvision.models.vit_l_16, (3, 224, 224)),
 }
 
 
