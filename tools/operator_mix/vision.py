@@ -198,11 +198,12 @@ YOLO_BACKBONE = [  # (from, repeats, module, args) of yolov8.yaml
 ]
 
 
-def yolo_conv(net, op, x, cout, k, s=1):
-    """Ultralytics Conv: Conv2d(bias=False) + BatchNorm2d + SiLU (unfused while training)."""
+def yolo_conv(net, op, x, cout, k, s=1, freed=False):
+    """Ultralytics Conv: Conv2d(bias=False) + BatchNorm2d + SiLU (unfused while training; the
+    SiLU is not in place). `freed`: the SiLU's output is read only by a residual add."""
     y = net.conv(f"{op} {k}x{k}" + (f"/{s}" if s > 1 else ""), x, cout, k, s)
     net.norm(f"{op} bn", y)
-    net.act(f"{op} silu", y)
+    net.mem("activation", f"{op} silu", y.e, y.e, freed=freed)
     return y
 
 
@@ -227,8 +228,9 @@ def yolov8(name, depth, width, max_channels):
             y = yolo_conv(net, f"{tag} cv1", x, 2 * c, 1)
             h = Map(c, y.h, y.w)
             for _ in range(n):
-                b = yolo_conv(net, f"{tag} bottlenecks x{n} cv1+cv2", h, c, 3)
-                b = yolo_conv(net, f"{tag} bottlenecks x{n} cv1+cv2", b, c, 3)
+                b = yolo_conv(net, f"{tag} bottlenecks x{n} cv1", h, c, 3)
+                # Bottleneck: `x + cv2(cv1(x))`; the add saves nothing of cv2's output.
+                b = yolo_conv(net, f"{tag} bottlenecks x{n} cv2", b, c, 3, freed=shortcut)
                 if shortcut:
                     net.add(f"{tag} bottlenecks x{n} residual add", b)
                 h = b
@@ -258,12 +260,14 @@ def yolov8(name, depth, width, max_channels):
                 t = f"{tag} P{lv}"
                 b = yolo_conv(net, f"{t} box conv1", f, c2, 3)
                 b = yolo_conv(net, f"{t} box conv2", b, c2, 3)
-                net.conv(f"{t} box conv3 1x1 (4x16 bins)", b, 64, 1, bias=True)
+                # The two last convolutions are read only by torch.cat, and the concatenation
+                # only by the view and torch.cat of the loss, which save nothing of them.
+                net.conv(f"{t} box conv3 1x1 (4x16 bins)", b, 64, 1, bias=True, freed=True)
                 c = yolo_conv(net, f"{t} cls conv1", f, c3, 3)
                 c = yolo_conv(net, f"{t} cls conv2", c, c3, 3)
-                net.conv(f"{t} cls conv3 1x1", c, args[0], 1, bias=True)
+                net.conv(f"{t} cls conv3 1x1", c, args[0], 1, bias=True, freed=True)
                 out = Map(64 + args[0], f.h, f.w)
-                net.mem("elementwise", f"{t} concat box+cls", out.e, out.e)
+                net.mem("elementwise", f"{t} concat box+cls", out.e, out.e, freed=True)
             net.params += 16  # DFL's fixed 1x1 conv (no gradient), used when decoding boxes
             anchors = sum(f.h * f.w for f in levels)
             net.loss("v8DetectionLoss", anchors * (64 + args[0]), anchors * args[0], True,
