@@ -195,9 +195,14 @@ def waveglow():
               "recomputes every WN weight (~261M elements) once per step, whatever the batch.",
               units=segment, unit="audio sample")
     up_len = (frames - 1) * 256 + 1024
+    # What backward keeps (`freed` rows are read only by copies, slices and adds, which save
+    # nothing): the upsampled spectrogram is read only by the unfold copy; in each WN layer the
+    # in_layer's and cond_layer's outputs only by the fused add, the res_skip output only by the
+    # residual and skip adds, and every skip sum but the last only by the next one.
     net.row("upsample ConvTranspose1d 80->80 k1024/256", "conv", False, m=frames, n=80 * 1024,
             k=80, read=80 * frames, written=80 * up_len,
-            notes="as a GEMM over input frames, then col2im overlap-add; trimmed to 8000")
+            notes="as a GEMM over input frames, then col2im overlap-add; trimmed to 8000",
+            freed=True)
     net.params += 80 * 80 * 1024 + 80
     net.mem("elementwise", "spectrogram unfold + permute copy", 80 * segment, 80 * segment, False)
     remaining, half = group, group // 2
@@ -213,20 +218,27 @@ def waveglow():
         for i in range(wn_layers):
             lt = f"{tag} WN layers"
             net.row(f"{lt} in_layer k3 (dilation 1-128)", "conv", False, m=t, n=2 * ch,
-                    k=3 * ch, read=x.e, written=2 * x.e, notes="dilated conv as implicit GEMM")
+                    k=3 * ch, read=x.e, written=2 * x.e, notes="dilated conv as implicit GEMM",
+                    freed=True)
             net.params += 3 * ch * 2 * ch + 2 * ch + 2 * ch
-            net.linear(f"{lt} cond_layer 1x1 (mel 640)", t, mel * group, 2 * ch, bias=True)
+            net.linear(f"{lt} cond_layer 1x1 (mel 640)", t, mel * group, 2 * ch, bias=True,
+                       freed=True)
             net.params += 2 * ch
-            net.mem("elementwise", f"{lt} add + tanh*sigmoid (jit fused)", 4 * x.e, x.e, False,
-                    notes="fused_add_tanh_sigmoid_multiply is TorchScript-fused")
+            net.mem("elementwise", f"{lt} add + tanh*sigmoid (jit fused)", 4 * x.e, 3 * x.e, False,
+                    notes="fused_add_tanh_sigmoid_multiply is TorchScript-fused; it also writes "
+                    "the tanh and sigmoid results, which backward reads (their derivatives and "
+                    "the product's need them)")
             res = 2 * ch if i < wn_layers - 1 else ch
             tag2 = f"{lt} res_skip 1x1" if i < wn_layers - 1 else f"{tag} WN last skip 1x1"
-            net.linear(tag2, t, ch, res, bias=True)
+            net.linear(tag2, t, ch, res, bias=True, freed=True)
             net.params += res
             if i < wn_layers - 1:
                 net.add(f"{lt} residual add", x, False)
-            if i > 0:
-                net.add(f"{lt} skip sum", x, False, notes="skip accumulation")
+            if 0 < i < wn_layers - 1:
+                net.mem("elementwise", f"{lt} skip sum", 2 * x.e, x.e, False,
+                        notes="skip accumulation", freed=True)
+            elif i == wn_layers - 1:
+                net.add(f"{tag} WN last skip sum", x, False, notes="read by WN end")
         net.linear(f"{tag} WN end 1x1", t, ch, 2 * half, bias=True)
         net.mem("elementwise", f"{tag} affine coupling exp(log s)*x + b", 3 * half * t,
                 half * t, False, repeats=2, notes="exp, then multiply-add")
