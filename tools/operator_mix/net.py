@@ -121,9 +121,9 @@ class Net:
     def add(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
         self.mem("elementwise", op, 2 * x.e, x.e, spatial, repeats, notes, in_place)
 
-    def dropout(self, op, x, spatial=True, repeats=1):
+    def dropout(self, op, x, spatial=True, repeats=1, freed=False):
         self.mem("elementwise", op, x.e, x.e, spatial, repeats,
-                 TRAINING_ONLY + "dropout (writes a mask too); identity at inference")
+                 TRAINING_ONLY + "dropout (writes a mask too); identity at inference", freed=freed)
 
     def loss(self, op, read, written, spatial=False, notes=""):
         self.mem("loss", op, read, written, spatial, notes=TRAINING_ONLY + notes)

@@ -257,15 +257,20 @@ def ncf():
               "dropout 0.5. Embedding gradients are dense (nn.Embedding, sparse=False).")
     net.mem("embedding", "GMF user+item embedding lookups", mf, mf, False, 2,
             f"tables {users} and {items} x {mf}, one gather each")
+    # What backward keeps (NeuMF.forward): the GMF lookups (the product saves both), the MLP's
+    # concatenation and each ReLU's result (ReLU saves its result, so the Linear outputs it reads
+    # are `freed`), the dropout outputs the next Linear reads, and the final concatenation. The
+    # MLP lookups, the GMF product and the last dropout output are read only by torch.cat.
     net.mem("embedding", "MLP user+item embedding lookups", layers[0] // 2, layers[0] // 2,
-            False, 2, f"tables x {layers[0] // 2}, one gather each")
+            False, 2, f"tables x {layers[0] // 2}, one gather each", freed=True)
     net.params += (users + items) * (mf + layers[0] // 2)
-    net.mem("elementwise", "GMF product", 2 * mf, mf, False)
+    net.mem("elementwise", "GMF product", 2 * mf, mf, False, freed=True)
     net.mem("elementwise", "MLP concat", layers[0], layers[0], False)
     for i in range(1, len(layers)):
-        net.linear(f"MLP linear{i} {layers[i - 1]}->{layers[i]}", 1, layers[i - 1], layers[i])
+        net.linear(f"MLP linear{i} {layers[i - 1]}->{layers[i]}", 1, layers[i - 1], layers[i],
+                   freed=True)
         net.act(f"MLP relu{i}", Map(layers[i], 1), False)
-        net.dropout(f"MLP dropout{i}", Map(layers[i], 1), False)
+        net.dropout(f"MLP dropout{i}", Map(layers[i], 1), False, freed=i == len(layers) - 1)
     net.mem("elementwise", "concat GMF + MLP", mf + layers[-1], mf + layers[-1], False)
     net.linear("final linear", 1, mf + layers[-1], 1)
     net.loss("BCE with logits", 2, 1, notes="TorchScript-traced criterion")
