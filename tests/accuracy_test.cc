@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 
 #include "cloudfit/calibration.h"
 #include "cloudfit/calibration_transfer.h"
+#include "cloudfit/estimate.h"
+#include "cloudfit/hardware.h"
 #include "test_support.h"
 #include "util/csv.h"
 #include "util/file.h"
@@ -178,6 +181,47 @@ std::map<std::string, ErrorStats> HeldOut(const std::string& table, size_t* coun
                 100 * e.p90_ape, 100 * e.agreement);
   }
   return stats;
+}
+
+// Lambda's benchmark ran each single-GPU row at the batch its per-board config picked, in one
+// forward pass per step (no accumulation in those configs): the estimate must say that batch
+// fits in one micro-batch. Known exceptions, named in docs/estimation.md ("WaveGlow"):
+// Transformer-XL, whose adaptive softmax is modelled as a full 267,735-word head; BERT (5-31%
+// over), whose unfused attention is taken to keep eager PyTorch's FP32 softmax and its 16-bit
+// copy, while NVIDIA's run_squad.py trains under apex AMP (amp.scale_loss; what apex keeps of
+// the softmax is not checked yet); and Tacotron 2 (by 1-22%, not examined yet). Measured
+// 2026-11-29: every other run fits (ResNet-50, SSD300, GNMT, NCF and WaveGlow; the last two
+// after their freed outputs).
+TEST(AccuracyTest, EveryBatchLambdaRanFitsInOneMicroBatch) {
+  std::string shared = testing::SharedDir();
+  if (shared.empty()) GTEST_SKIP() << "../shared is absent";
+  const Catalog& catalog = testing::BuiltInCatalog();
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  const std::set<std::string> exceptions = {"Transformer-XL base (16L d512)",
+                                            "Transformer-XL large (18L d1024)", "Tacotron 2",
+                                            "BERT-base-uncased", "BERT-large-uncased"};
+  int checked = 0;
+  for (const CalibrationCase& c : cases) {
+    if (c.family != MetricFamily::kTrainingThroughput || c.num_gpus != 1 ||
+        c.id.rfind("train_throughput.csv:", 0) != 0 || exceptions.count(c.workload.model.name)) {
+      continue;
+    }
+    // The loader passes the row's batch as the micro-batch, as the harness ran it.
+    const Workload& w = c.workload;
+    ASSERT_GT(w.micro_batch, 0) << c.id;
+    Hardware hw;
+    ASSERT_TRUE(ResolveHardware(catalog, c.hardware, &hw).ok()) << c.id;
+    Estimate e;
+    Status s = EstimateWorkload(catalog, w, hw, &e);
+    ASSERT_TRUE(s.ok()) << c.id << ": " << s.ToString();
+    EXPECT_TRUE(e.fits) << c.id << ": " << c.workload.model.name << " at " << w.micro_batch
+                        << " on " << c.gpu << " needs " << e.memory.total_bytes() / 1e9 << " GB of "
+                        << e.memory.capacity_bytes / 1e9;
+    ++checked;
+  }
+  EXPECT_GE(checked, 40) << "single-GPU Lambda rows of the modelled workloads";
 }
 
 TEST(AccuracyTest, HeldOutTrainingThroughput) {
