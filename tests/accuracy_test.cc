@@ -111,15 +111,23 @@ TEST(AccuracyTest, EstimatesAgainstPublicMeasurements) {
   }
 }
 
+// The cases of ../shared/calibration, with the built-in catalog; false when ../shared is absent.
+bool SharedCases(std::vector<CalibrationCase>* cases) {
+  std::string shared = testing::SharedDir();
+  if (shared.empty()) return false;
+  std::vector<SkippedRow> skipped;
+  Status s =
+      LoadCalibrationCases(testing::BuiltInCatalog(), shared + "/calibration", cases, &skipped);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return true;
+}
+
 // One measurement of a workload on one GPU model (--measured), used to predict the same
 // workload on the other GPU models it was measured on: the error must fall.
 TEST(AccuracyTest, OneMeasurementImprovesPredictionsOnOtherGpus) {
-  std::string shared = testing::SharedDir();
-  if (shared.empty()) GTEST_SKIP() << "../shared is absent";
-  const Catalog& catalog = testing::BuiltInCatalog();
   std::vector<CalibrationCase> cases;
-  std::vector<SkippedRow> skipped;
-  ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  if (!SharedCases(&cases)) GTEST_SKIP() << "../shared is absent";
+  const Catalog& catalog = testing::BuiltInCatalog();
   std::map<std::string, TransferStats> stats = ScoreCalibrationTransfer(catalog, cases);
   std::printf("%-20s %6s %6s %8s %8s %8s %8s %5s %8s %8s\n", "family", "groups", "pairs", "med",
               "med cal", "p90", "p90 cal", "far", "far med", "far cal");
@@ -193,12 +201,9 @@ std::map<std::string, ErrorStats> HeldOut(const std::string& table, size_t* coun
 // 2026-11-29: every other run fits (ResNet-50, SSD300, GNMT, NCF and WaveGlow; the last two
 // after their freed outputs).
 TEST(AccuracyTest, EveryBatchLambdaRanFitsInOneMicroBatch) {
-  std::string shared = testing::SharedDir();
-  if (shared.empty()) GTEST_SKIP() << "../shared is absent";
-  const Catalog& catalog = testing::BuiltInCatalog();
   std::vector<CalibrationCase> cases;
-  std::vector<SkippedRow> skipped;
-  ASSERT_TRUE(LoadCalibrationCases(catalog, shared + "/calibration", &cases, &skipped).ok());
+  if (!SharedCases(&cases)) GTEST_SKIP() << "../shared is absent";
+  const Catalog& catalog = testing::BuiltInCatalog();
   const std::set<std::string> exceptions = {"Transformer-XL base (16L d512)",
                                             "Transformer-XL large (18L d1024)", "Tacotron 2",
                                             "BERT-base-uncased", "BERT-large-uncased"};
