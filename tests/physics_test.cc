@@ -393,6 +393,12 @@ struct RowCellsEdit {
   }
 };
 
+Fields ViTB16Fp16Training(bool flash_attention) {
+  return {{"kind", "train"},     {"model", "ViT-B/16"},
+          {"precision", "fp16"}, {"micro_batch", "32"},
+          {"batch", "32"},       {"flash_attention", flash_attention ? "true" : "false"}};
+}
+
 Fields ResNet50Fp16Training() {
   return {{"kind", "train"},
           {"model", "ResNet-50"},
@@ -416,9 +422,8 @@ TEST(PhysicsTest, AnOperatorWrittenInPlaceKeepsNoTensorOfItsOwn) {
 // image come back in each of the 12 layers; marked both in place and freed, the row names the
 // column.
 TEST(PhysicsTest, AnOutputNoReaderSavesIsFreedBeforeBackward) {
-  Fields train = {{"kind", "train"},     {"model", "ViT-B/16"}, {"precision", "fp16"},
-                  {"micro_batch", "32"}, {"batch", "32"},       {"flash_attention", "true"}};
-  RowCellsEdit fc2{train, "ViT-B/16,encoder layers1-12 mlp fc2,gemm,yes,12,1,197,768,3072,605184,",
+  RowCellsEdit fc2{ViTB16Fp16Training(true),
+                   "ViT-B/16,encoder layers1-12 mlp fc2,gemm,yes,12,1,197,768,3072,605184,",
                    "151296,,,yes,"};
   EXPECT_NEAR(fc2.Activations("151296,,,,") - fc2.Activations("151296,,,yes,"),
               151296.0 * 12 * 2 * 32, 1.0);
@@ -441,27 +446,19 @@ TEST(PhysicsTest, MaxPoolingKeepsItsIndicesBesideItsOutput) {
 // times larger change nothing, and a larger MLP output (kept by 12 layers and the largest) adds
 // 12 + 2 times its growth.
 TEST(PhysicsTest, AScoreMatrixIsNotKeptButBackwardHoldsTwiceTheLargestOutput) {
-  const std::string scores =
-      "ViT-B/16,encoder layers1-12 attention scores QK^T,attention,yes,12,12,197,197,64,302592,";
-  const std::string fc1 = "ViT-B/16,encoder layers1-12 mlp fc1,gemm,yes,12,1,197,3072,768,151296,";
-  auto activations = [&](const std::string& row, const std::string& from, const std::string& to,
-                         bool flash) {
-    Fields train = {{"kind", "train"},     {"model", "ViT-B/16"},
-                    {"precision", "fp16"}, {"micro_batch", "32"},
-                    {"batch", "32"},       {"flash_attention", flash ? "true" : "false"}};
-    Status s;
-    double bytes = ActivationsWithOperatorsEdit(train, row + from + ",", row + to + ",", &s);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return bytes;
-  };
   for (bool flash : {true, false}) {
-    EXPECT_DOUBLE_EQ(activations(scores, "465708", "4657080", flash),
-                     activations(scores, "465708", "465708", flash))
+    RowCellsEdit scores{
+        ViTB16Fp16Training(flash),
+        "ViT-B/16,encoder layers1-12 attention scores QK^T,attention,yes,12,12,197,197,64,302592,",
+        "465708,"};
+    EXPECT_DOUBLE_EQ(scores.Activations("4657080,"), scores.Activations("465708,"))
         << "flash attention " << flash;
   }
-  double grown =
-      activations(fc1, "605184", "6051840", true) - activations(fc1, "605184", "605184", true);
-  EXPECT_NEAR(grown, (12 + 2) * (6051840.0 - 605184) * 2 * 32, 1.0);
+  RowCellsEdit fc1{ViTB16Fp16Training(true),
+                   "ViT-B/16,encoder layers1-12 mlp fc1,gemm,yes,12,1,197,3072,768,151296,",
+                   "605184,"};
+  EXPECT_NEAR(fc1.Activations("6051840,") - fc1.Activations("605184,"),
+              (12 + 2) * (6051840.0 - 605184) * 2 * 32, 1.0);
 }
 
 TEST(PhysicsTest, AnOperatorMixThatDoesNotAddUpIsRejectedWithItsLine) {

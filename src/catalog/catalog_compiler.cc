@@ -214,9 +214,8 @@ std::string Records(const Catalog& c, const CostTables& costs,
       operators.push_back(Init(Str(op.label), EnumValue("OpKind", op.kind), Num(op.m), Num(op.n),
                                Num(op.k), Num(op.groups), Num(op.repeats), Num(op.read_elements),
                                Num(op.written_elements), Num(op.saved_index_bytes),
-                               EnumValue("OpWhen", op.when),
-                               Bool(op.spatial), Bool(op.trainable), Bool(op.causal),
-                               Bool(op.in_place), Bool(op.freed), Str(op.source)));
+                               EnumValue("OpWhen", op.when), Bool(op.spatial), Bool(op.trainable),
+                               Bool(op.causal), Bool(op.in_place), Bool(op.freed), Str(op.source)));
     }
     models.push_back(Init(Str(m.name), aliases.Add(m.aliases), Str(m.family), Num(m.params),
                           Num(m.active_params), m.layers, m.hidden, m.heads, m.kv_heads,

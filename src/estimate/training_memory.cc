@@ -139,8 +139,9 @@ KeptOutputs OperatorListOutputs(const Model& m, bool flash_attention, double spa
     // held from the forward pass to the backward.
     kept.largest = std::max(kept.largest, written * scale);
     if (op.freed) continue;
-    kept.elements += written * std::max(1.0, op.repeats) * scale;
-    kept.index_bytes += op.saved_index_bytes * written * std::max(1.0, op.repeats) * scale;
+    double all_repeats = written * std::max(1.0, op.repeats) * scale;
+    kept.elements += all_repeats;
+    kept.index_bytes += op.saved_index_bytes * all_repeats;
   }
   return kept;
 }

@@ -115,8 +115,8 @@ class Net:
     # `out += identity`. Such a row keeps no tensor of its own for the backward pass. (An
     # in-place op whose gradient reads its input, such as SiLU(inplace=True), gets a saved copy
     # of that input from autograd, so writing in place saves no memory; it is not marked.)
-    def act(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
-        self.mem("activation", op, x.e, x.e, spatial, repeats, notes, in_place)
+    def act(self, op, x, spatial=True, repeats=1, notes="", in_place=False, freed=False):
+        self.mem("activation", op, x.e, x.e, spatial, repeats, notes, in_place, freed)
 
     def add(self, op, x, spatial=True, repeats=1, notes="", in_place=False):
         self.mem("elementwise", op, 2 * x.e, x.e, spatial, repeats, notes, in_place)

@@ -203,7 +203,7 @@ def yolo_conv(net, op, x, cout, k, s=1, freed=False):
     SiLU is not in place). `freed`: the SiLU's output is read only by a residual add."""
     y = net.conv(f"{op} {k}x{k}" + (f"/{s}" if s > 1 else ""), x, cout, k, s)
     net.norm(f"{op} bn", y)
-    net.mem("activation", f"{op} silu", y.e, y.e, freed=freed)
+    net.act(f"{op} silu", y, freed=freed)
     return y
 
 
