@@ -119,8 +119,10 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 }
 
 // The generalisation figures of the training rows (train_throughput.csv: ten models on six GPUs,
-// 1-8 GPUs each), with the report's two passes. Measured 2026-11-25 on these 320 rows: leave one
-// GPU out 13.2% median, 30.7% p90; leave one model out 14.2%, 41.5% (before PyTorch's per-SM
+// 1-8 GPUs each), with the report's two passes. Measured 2026-11-29 on these 320 rows: leave one
+// GPU out 12.3% median, 29.9% p90; leave one model out 11.7%, 40.8% (before the softmax
+// cross-entropy moved what PyTorch's kernels move, 2026-11-25: 13.2%/30.7% and 14.2%/41.5%;
+// before PyTorch's per-SM
 // throughput scaled with the SM clock: 13.8%/32.2% and 15.1%/42.4%; before Tacotron 2's calls
 // that launch no kernel, its per-frame select and Hopper's CUDA 11.8 matrix rate: 14.4%/33.1%
 // and 17.7%/52.5%; before Transformer-XL's
@@ -150,7 +152,7 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     Holdout holdout;
     double median, p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.135, 0.31}, Bound{Holdout::kModel, 0.145, 0.42}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.13, 0.31}, Bound{Holdout::kModel, 0.125, 0.42}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     const ErrorStats& s = cv.stats["training_throughput"];

@@ -171,6 +171,46 @@ TEST(PhysicsTest, RecurrentWeightGradientsFollowTheSoftware) {
   EXPECT_GT(loop.seconds(), backward(OpKind::kGemmSequential, 100).seconds());
 }
 
+// Softmax cross-entropy over a vocabulary moves what PyTorch's kernels move: log-softmax reads
+// each row longer than 1,024 three times and writes it (16 bytes per FP32 logit), and backward
+// zero-fills nll_loss's gradient and reads it twice with the saved output (20 bytes); autocast
+// adds the casts of the 16-bit logits to FP32 and of their gradient back (6 bytes each way).
+TEST(PhysicsTest, CrossEntropyMovesWhatPyTorchsSoftmaxKernelsMove) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  Operator loss;
+  loss.kind = OpKind::kLoss;
+  loss.n = 50257;  // the row: one position's logits over the vocabulary
+  loss.read_elements = 50257;
+  loss.written_elements = 50257;
+  const double batch = 8;
+  struct Case {
+    NumericFormat format;
+    double forward, backward;
+  };
+  for (Case c : {Case{NumericFormat::kFp32, 16, 20}, Case{NumericFormat::kBf16, 22, 26}}) {
+    DeviceModel d = Device("A100-SXM4-80GB", c.format);
+    StackProfile stack = LoadStackProfile(catalog.efficiency(), "pytorch", d);
+    double logits = batch * loss.read_elements;
+    PassTime forward = TimePass({loss}, batch, Pass::kForward, d, stack);
+    PassTime backward = TimePass({loss}, batch, Pass::kBackward, d, stack);
+    EXPECT_NEAR(forward.groups["loss"].bytes, c.forward * logits, 1e-9 * logits);
+    EXPECT_NEAR(backward.groups["loss"].bytes, c.backward * logits, 1e-9 * logits);
+  }
+  // A transformer's language-model head hands its loss the vocabulary as the row.
+  const Model* gpt2 = nullptr;
+  ASSERT_TRUE(catalog.FindModel("GPT-2", &gpt2).ok());
+  TransformerOpsOptions o;
+  o.seq_len = 1024;
+  bool found = false;
+  for (const Operator& op : TransformerOperators(*gpt2, o)) {
+    if (op.kind != OpKind::kLoss) continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(op.n, gpt2->vocab);
+    EXPECT_DOUBLE_EQ(op.read_elements, 1024.0 * gpt2->vocab);
+  }
+  EXPECT_TRUE(found);
+}
+
 // A call that launches no kernel (a view, a reshape, a weight's t()) costs host dispatch in
 // forward and in its autograd node, and nothing on the device; selecting one step of a tensor
 // materialises the whole tensor's gradient in backward at every step (select_backward's zero

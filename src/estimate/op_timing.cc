@@ -24,6 +24,11 @@ constexpr double kMinSplitKSlice = 256;
 // DeepLearningExamples set) picks it there; on tensor cores implicit GEMM wins and is used.
 constexpr double kWinogradSaving = 2.25;
 
+// PyTorch's softmax keeps a row of up to 1,024 elements in registers and reads it once
+// (dispatch_softmax_forward, "persistent" softmax); longer rows go to cunn_SoftMaxForward, which
+// reads them three times (aten/src/ATen/native/cuda/SoftMax.cu, PyTorch 1.x-2.x).
+constexpr double kPersistentSoftmaxRow = 1024;
+
 // PyTorch keeps trainable parameters, and so their gradients, in FP32 under automatic mixed
 // precision as in FP32 training (torch.cuda.amp casts copies for the forward pass).
 constexpr double kParameterGradientBytes = 4;
@@ -380,13 +385,32 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
       return;
     }
     case OpKind::kLoss: {
-      // Softmax cross-entropy: under mixed precision the logits are cast to FP32 (read 2,
-      // write 4 bytes), log-softmax reads them twice (maximum, then sum) and writes them, and
-      // the gather reads a few; backward writes the FP32 gradient from the saved output and
-      // casts it back to 16 bits. In FP32 the casts go away.
       bool mixed = device.activation_bytes < 4;
-      double per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
-      double kernels = mixed ? 3 : 2;
+      double per_element = 0, kernels = 0;
+      if (op.n > kPersistentSoftmaxRow) {
+        // Softmax cross-entropy over long rows (a vocabulary; `n` is the row) as PyTorch's
+        // kernels run it (aten/src/ATen/native/cuda/SoftMax.cu, cunn_SoftMaxForward and
+        // cunn_SoftMaxBackward, one block per row): log-softmax reads each row three times (its
+        // maximum, the sum of exponentials, then the write pass) and writes it, and nll_loss
+        // reads one entry per row. Backward, nll_loss's gradient is a zero-filled tensor with
+        // one entry per row set, and log-softmax's backward reads it twice (its row sum, then
+        // the write pass) with the saved output once, and writes the logits' gradient. Under
+        // mixed precision autocast runs log-softmax in FP32: the 16-bit logits are cast up first
+        // (read 2, write 4 bytes) and their gradient cast back (read 4, write 2).
+        constexpr double kFp32 = 4;
+        double casts = mixed ? 2 + kFp32 : 0;
+        per_element = backward ? kFp32 + 4 * kFp32 + casts : 4 * kFp32 + casts;
+        // Forward: the cast, log-softmax, nll_loss; backward: the zero fill, the scatter,
+        // log-softmax's backward and the cast.
+        kernels = (backward ? 3 : 2) + (mixed ? 1 : 0);
+      } else {
+        // Losses over short rows (1,000 classes, 81 per box), whose softmax PyTorch keeps in
+        // registers, and elementwise ones (MSE, BCE): the logits cast to FP32 under mixed
+        // precision (read 2, write 4 bytes), read twice and written; backward writes the FP32
+        // gradient from the saved output and casts it back to 16 bits. In FP32 the casts go away.
+        per_element = backward ? (mixed ? 14 : 8) : (mixed ? 18 : 12);
+        kernels = mixed ? 3 : 2;
+      }
       Kernel k;
       k.bytes = op.read_elements * scale * batch * per_element / kernels;
       k.memory_s = k.bytes / StackBandwidth(device, stack, stack.reduction_fraction);

@@ -238,6 +238,7 @@ std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsO
       ops.push_back(head);
       layer.Stream(OpKind::kLoss, "cross-entropy over the vocabulary", s * m.vocab / t,
                    s * m.vocab / t, 1);
+      ops.back().n = m.vocab / t;  // each row the softmax normalises
       break;
     }
     case TransformerHead::kClassifier:

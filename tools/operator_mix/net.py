@@ -125,8 +125,11 @@ class Net:
         self.mem("elementwise", op, x.e, x.e, spatial, repeats,
                  TRAINING_ONLY + "dropout (writes a mask too); identity at inference", freed=freed)
 
-    def loss(self, op, read, written, spatial=False, notes=""):
-        self.mem("loss", op, read, written, spatial, notes=TRAINING_ONLY + notes)
+    def loss(self, op, read, written, spatial=False, notes="", classes=0):
+        """classes: the length of each row a softmax cross-entropy normalises, as `n` (0 for a
+        loss over short rows or none); PyTorch reads a row longer than 1,024 three times."""
+        self.row(op, "loss", spatial, n=classes, read=read, written=written,
+                 notes=TRAINING_ONLY + notes)
 
     def attention(self, prefix, heads, tq, tk, head_dim, spatial=True, repeats=1, notes=""):
         """Score and value matmuls of one attention, and the softmax a fused kernel hides."""

@@ -76,7 +76,8 @@ def gnmt():
             net.add("decoder L2-L3 residual add", Map(h, tgt), False)
     net.linear("classifier", tgt, h, vocab)
     net.loss("label-smoothed cross-entropy", tgt * vocab, tgt * vocab,
-             notes="log-softmax over 32320 tokens per decoder step (smoothing 0.1)")
+             notes="log-softmax over 32320 tokens per decoder step (smoothing 0.1)",
+             classes=vocab)
     return net
 
 
