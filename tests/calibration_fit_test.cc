@@ -121,7 +121,8 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 
 // The generalisation figures of the training rows (train_throughput.csv: ten models on six GPUs,
 // 1-8 GPUs each), with the report's two passes. Measured 2026-11-29 on these 320 rows: leave one
-// GPU out 12.3% median, 29.9% p90; leave one model out 11.7%, 40.8% (before the softmax
+// GPU out 12.0% median, 29.1% p90; leave one model out 11.4%, 39.1% (before 1-D convolutions on
+// tensor cores paid their layout copies: 12.3%/29.9% and 11.7%/40.8%; before the softmax
 // cross-entropy moved what PyTorch's kernels move, 2026-11-25: 13.2%/30.7% and 14.2%/41.5%;
 // before PyTorch's per-SM
 // throughput scaled with the SM clock: 13.8%/32.2% and 15.1%/42.4%; before Tacotron 2's calls
@@ -153,7 +154,7 @@ TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
     Holdout holdout;
     double median, p90;
   };
-  for (Bound b : {Bound{Holdout::kGpu, 0.13, 0.31}, Bound{Holdout::kModel, 0.125, 0.42}}) {
+  for (Bound b : {Bound{Holdout::kGpu, 0.125, 0.30}, Bound{Holdout::kModel, 0.12, 0.40}}) {
     CrossValidation cv;
     ASSERT_TRUE(CrossValidate(&catalog, cases, b.holdout, options, &cv).ok());
     const ErrorStats& s = cv.stats["training_throughput"];

@@ -211,6 +211,43 @@ TEST(PhysicsTest, CrossEntropyMovesWhatPyTorchsSoftmaxKernelsMove) {
   EXPECT_TRUE(found);
 }
 
+// PyTorch keeps a 1-D convolution's tensors channels-first, and cuDNN's tensor-core kernels run
+// on channels-last data: on tensor cores each such convolution pays a copy of its input and
+// output forward (two kernels) and four backward; a 2-D convolution, which may be channels-last,
+// and any convolution on the vector units (FP32 on a V100) pay none.
+TEST(PhysicsTest, OneDConvolutionsOnTensorCoresPayTheirLayoutCopies) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  Operator conv;
+  conv.kind = OpKind::kConv;
+  conv.m = 1000;  // output positions
+  conv.n = 512;
+  conv.k = 256 * 3;
+  conv.read_elements = 256 * 1000;
+  conv.written_elements = 512 * 1000;
+  const double batch = 16;
+  auto timed = [&](const char* gpu, NumericFormat format, bool spatial, Pass pass) {
+    DeviceModel d = Device(gpu, format);
+    StackProfile stack = LoadStackProfile(catalog.efficiency(), "pytorch", d);
+    Operator op = conv;
+    op.spatial = spatial;
+    return TimePass({op}, batch, pass, d, stack);
+  };
+  double io = batch * (conv.read_elements + conv.written_elements);
+  for (NumericFormat format : {NumericFormat::kTf32, NumericFormat::kFp16}) {
+    double bytes = Device("A100-SXM4-80GB", format).activation_bytes;
+    for (auto [pass, copies] : {std::pair{Pass::kForward, 2.0}, {Pass::kBackward, 4.0}}) {
+      PassTime one_d = timed("A100-SXM4-80GB", format, false, pass);
+      PassTime two_d = timed("A100-SXM4-80GB", format, true, pass);
+      EXPECT_DOUBLE_EQ(one_d.kernels - two_d.kernels, copies);
+      EXPECT_NEAR(one_d.groups["conv"].bytes - two_d.groups["conv"].bytes, copies * io * bytes,
+                  1e-9 * io * bytes);
+    }
+  }
+  PassTime simt_1d = timed("V100-SXM2-16GB", NumericFormat::kFp32, false, Pass::kForward);
+  PassTime simt_2d = timed("V100-SXM2-16GB", NumericFormat::kFp32, true, Pass::kForward);
+  EXPECT_DOUBLE_EQ(simt_1d.kernels, simt_2d.kernels);
+}
+
 // A call that launches no kernel (a view, a reshape, a weight's t()) costs host dispatch in
 // forward and in its autograd node, and nothing on the device; selecting one step of a tensor
 // materialises the whole tensor's gradient in backward at every step (select_backward's zero

@@ -29,6 +29,14 @@ constexpr double kWinogradSaving = 2.25;
 // reads them three times (aten/src/ATen/native/cuda/SoftMax.cu, PyTorch 1.x-2.x).
 constexpr double kPersistentSoftmaxRow = 1024;
 
+// The layout copies around a channels-first convolution on tensor cores, each reading and
+// writing the convolution's input or output (half of its input plus output, on average): the
+// input in and the output out forward; backward the output's gradient in and the input's
+// gradient out for the data gradient, the input and the output's gradient in again for the
+// weight gradient.
+constexpr double kChannelsFirstForwardCopies = 2;
+constexpr double kChannelsFirstBackwardCopies = 4;
+
 // PyTorch keeps trainable parameters, and so their gradients, in FP32 under automatic mixed
 // precision as in FP32 training (torch.cuda.amp casts copies for the forward pass).
 constexpr double kParameterGradientBytes = 4;
@@ -340,6 +348,17 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
         k.memory_s = k.bytes / StackBandwidth(device, stack, stack.stream_fraction);
         return k;
       };
+      if (op.kind == OpKind::kConv && !op.spatial && op.read_elements > 0 &&
+          UnitClass(device) == "tensor") {
+        // cuDNN's tensor-core convolutions run on channels-last data, and PyTorch has no
+        // channels-last format for a 1-D convolution's 3-D tensors, so cuDNN transposes the
+        // input before each and the output back after it (nchwToNhwc, nhwcToNchw): a copy of
+        // each forward, and of the output's gradient and the input's gradient, then of the
+        // input and the output's gradient for the weights, backward.
+        double io = (op.read_elements + op.written_elements) * scale * batch;
+        add(Stream(io, device.activation_bytes, stack.stream_fraction, device, stack),
+            repeats * (backward ? kChannelsFirstBackwardCopies : kChannelsFirstForwardCopies));
+      }
       if (!backward) {
         add(real_traffic(Matmul(m, op.n, op.k, op.groups, fraction, true, device, stack)), repeats);
         return;
