@@ -23,11 +23,11 @@ namespace {
 // these decode rows once the fit carried to left-out GPUs better than the starting values (why:
 // CalibrationFitTest and docs/estimation.md; the generalisation figures are asserted there, in
 // CrossValidatedLlmErrorsStayWithinTheirBounds and CrossValidatedTrainingErrorsStayWithin-
-// TheirBounds). Measured 2026-11-24 on shared/calibration: training 18.6% (15.8% since
-// 2026-11-29, when the softmax cross-entropy over a vocabulary moved what PyTorch's kernels
-// move, 48 bytes per logit under autocast and 36 in FP32 where 32 and 20 were counted, 16.5%,
-// and 1-D convolutions on tensor cores paid their layout copies; 19.9% before the
-// recurrent weight gradients and Transformer-XL's memory projection, 22.0% before the data-parallel
+// TheirBounds). Measured 2026-11-24 on shared/calibration: training 18.6% (16.5% once the
+// softmax cross-entropy over a vocabulary moved what PyTorch's kernels move, 2026-11-29: 48
+// bytes per logit under autocast and 36 in FP32, where 32 and 20 were counted; 15.8% once 1-D
+// convolutions on tensor cores paid their layout copies; 19.9% before the recurrent weight
+// gradients and Transformer-XL's memory projection, 22.0% before the data-parallel
 // layout of DLE rows, FP32 Winograd and GNMT's padding), decode 6.6% (in sample), prefill 16.5%,
 // memory 9.3% (5.4% before the loss's peak counted 12 bytes per logit instead of 6 and
 // allocator-view rows left out the CUDA context: the PEFT rows, whose length at their p99 is not

@@ -123,15 +123,14 @@ TEST(CalibrationFitTest, CrossValidatedLlmErrorsStayWithinTheirBounds) {
 // 1-8 GPUs each), with the report's two passes. Measured 2026-11-29 on these 320 rows: leave one
 // GPU out 12.0% median, 29.1% p90; leave one model out 11.4%, 39.1% (before 1-D convolutions on
 // tensor cores paid their layout copies: 12.3%/29.9% and 11.7%/40.8%; before the softmax
-// cross-entropy moved what PyTorch's kernels move, 2026-11-25: 13.2%/30.7% and 14.2%/41.5%;
-// before PyTorch's per-SM
-// throughput scaled with the SM clock: 13.8%/32.2% and 15.1%/42.4%; before Tacotron 2's calls
-// that launch no kernel, its per-frame select and Hopper's CUDA 11.8 matrix rate: 14.4%/33.1%
-// and 17.7%/52.5%; before Transformer-XL's
-// QKV projection over the remembered segment: 15.8%/34.3% and 21.4%/52.8%; before the recurrent
-// weight gradients of cuDNN and of host step loops: 16.2%/36.9% and 20.9%/67.5%; before the
-// data-parallel layout, Tacotron's fitted rows, FP32 Winograd and GNMT's padding: 21.6%/54.0% and
-// 28.3%/77.7%). Bounds sit a little above, below what any one of those changes reverted gives.
+// cross-entropy moved what PyTorch's kernels move, 2026-11-25: 13.2%/30.7% and 14.2%/41.5%; before
+// PyTorch's per-SM throughput scaled with the SM clock: 13.8%/32.2% and 15.1%/42.4%; before
+// Tacotron 2's calls that launch no kernel, its per-frame select and Hopper's CUDA 11.8 matrix
+// rate: 14.4%/33.1% and 17.7%/52.5%; before Transformer-XL's QKV projection over the remembered
+// segment: 15.8%/34.3% and 21.4%/52.8%; before the recurrent weight gradients of cuDNN and of host
+// step loops: 16.2%/36.9% and 20.9%/67.5%; before the data-parallel layout, Tacotron's fitted rows,
+// FP32 Winograd and GNMT's padding: 21.6%/54.0% and 28.3%/77.7%). Bounds sit a little above, below
+// what any one of those changes reverted gives.
 TEST(CalibrationFitTest, CrossValidatedTrainingErrorsStayWithinTheirBounds) {
 #ifdef CLOUDFIT_SANITIZED
   // ~700 refits: about a minute in the release build, over ten under ASan + UBSan in Debug.
