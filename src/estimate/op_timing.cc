@@ -52,9 +52,13 @@ double ConvolutionSaving(const Operator& op, const DeviceModel& device) {
   return std::abs(area_over_stride2 - 9) < 0.05 ? kWinogradSaving : 1;
 }
 
+bool OnTensorCores(const DeviceModel& device) {
+  return device.gpu && device.math_unit.rfind("tensor", 0) == 0;
+}
+
 std::string UnitClass(const DeviceModel& device) {
   if (!device.gpu) return "cpu";
-  return device.math_unit.rfind("tensor", 0) == 0 ? "tensor" : "simt";
+  return OnTensorCores(device) ? "tensor" : "simt";
 }
 
 // The share of the device's SMs a GEMM keeps busy: its output tiles (times any split of K that
@@ -349,7 +353,7 @@ void ForEachKernel(const Operator& op, double batch, Pass pass, const DeviceMode
         return k;
       };
       if (op.kind == OpKind::kConv && !op.spatial && op.read_elements > 0 &&
-          UnitClass(device) == "tensor") {
+          OnTensorCores(device)) {
         // cuDNN's tensor-core convolutions run on channels-last data, and PyTorch has no
         // channels-last format for a 1-D convolution's 3-D tensors, so cuDNN transposes the
         // input before each and the output back after it (nchwToNhwc, nhwcToNchw): a copy of
