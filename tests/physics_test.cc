@@ -286,6 +286,82 @@ TEST(PhysicsTest, ViewsCostTheHostAndSelectsMaterialiseTheirGradient) {
   EXPECT_DOUBLE_EQ(views, 26 * 870);
 }
 
+// ggml launches a decode step's kernels one by one, and the device runs each as it arrives:
+// launched after a long kernel, short kernels wait in the queue and run back to back; launched
+// before it, each waits for its own launch, and so does the long one. The longer of the host's
+// and the device's sums, which the order does not change, is what the pass took before.
+TEST(PhysicsTest, ALaunchQueueMakesShortKernelsWaitForTheHost) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  DeviceModel d = Device("A100-SXM4-80GB", NumericFormat::kFp16);
+  StackProfile stack = LoadStackProfile(catalog.efficiency(), "llama.cpp", d);
+  ASSERT_TRUE(stack.launch_queue);
+  ASSERT_GT(stack.dispatch_s, stack.kernel_gap_s);
+  Operator large;
+  large.kind = OpKind::kElementwise;
+  large.read_elements = 2e8;
+  large.written_elements = 2e8;
+  Operator small = large;
+  small.read_elements = small.written_elements = 64;
+  small.repeats = 10;
+  StackProfile sums = stack;
+  sums.launch_queue = false;
+  auto busy = [&](const Operator& op) {
+    PassTime t = TimePass({op}, 1, Pass::kInference, d, sums);
+    return t.device_s / t.kernels - stack.kernel_gap_s;
+  };
+  const double large_s = busy(large), small_s = busy(small);
+  ASSERT_GT(large_s, 20 * stack.dispatch_s);
+  ASSERT_LT(small_s + stack.kernel_gap_s, stack.dispatch_s);
+  const double launch = stack.dispatch_s, gap = stack.kernel_gap_s;
+  PassTime large_first = TimePass({large, small}, 1, Pass::kInference, d, stack);
+  PassTime large_last = TimePass({small, large}, 1, Pass::kInference, d, stack);
+  EXPECT_NEAR(large_first.seconds(), launch + large_s + 10 * (gap + small_s), 1e-12);
+  EXPECT_NEAR(large_last.seconds(), 11 * launch + large_s, 1e-12);
+  PassTime summed = TimePass({small, large}, 1, Pass::kInference, d, sums);
+  EXPECT_NEAR(summed.seconds(), large_s + 10 * small_s + 11 * gap, 1e-12);
+  EXPECT_GT(large_last.seconds(), summed.seconds() + 9 * (launch - gap - small_s) - 1e-12);
+  // The waits count as launch overhead of the groups they fall in.
+  double overhead = 0;
+  for (const auto& [name, g] : large_last.groups) overhead += g.overhead_s;
+  EXPECT_NEAR(overhead, large_last.seconds() - large_s - 10 * small_s, 1e-12);
+}
+
+// The same queue on real decode steps: an A100 streams Llama-3-8B's Q4_K_M weights in short
+// kernels, so its step waits on the host for a larger share than an RTX A6000's, whose
+// kernels take two and a half times as long (measured on one GPU each at 512 tokens: 7.4 ms
+// against 9.5 ms, where their achievable bandwidths differ by 2.5x).
+TEST(PhysicsTest, AFasterGpuWaitsLongerForLlamaCppsLaunches) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  auto waiting_share = [&](const char* gpu) {
+    Workload w;
+    for (auto [k, v] : {std::pair{"kind", "inference"},
+                        {"software", "llama.cpp"},
+                        {"engine", "llama.cpp"},
+                        {"flash_attention", "false"},
+                        {"model", "Llama-3-8B"},
+                        {"precision", "int4"},
+                        {"weight_bits", "4.9"}}) {
+      EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+    }
+    EXPECT_TRUE(FinalizeWorkload(catalog, &w).ok());
+    HardwareSpec spec;
+    spec.gpu = gpu;
+    Hardware hw;
+    EXPECT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+    LlmStepModel im(catalog, w, hw);
+    EXPECT_TRUE(im.stack().launch_queue) << gpu;
+    PassTime step = im.DecodeStep(1, 512);
+    double busy = 0;
+    for (const auto& [name, g] : step.groups) busy += g.compute_s + g.memory_s;
+    double waits = step.seconds() - busy - step.kernels * im.stack().kernel_gap_s;
+    std::printf("%s: %.1f%% of the step waits for launches\n", gpu, 100 * waits / step.seconds());
+    return waits / step.seconds();
+  };
+  double a100 = waiting_share("A100-SXM4-80GB"), a6000 = waiting_share("RTX-A6000");
+  EXPECT_GT(a6000, 0);
+  EXPECT_GT(a100, 1.5 * a6000);
+}
+
 // Libraries built before CUDA 12.0 have no Hopper (wgmma/TMA) kernels: a harness on CUDA 11.8
 // multiplies matrices on an H100 at two thirds of the rate CUDA 12's libraries reach (Luo et al.
 // 2025: TMA + wgmma give matrix multiplication 1.5x). Ampere boards and a current toolkit are

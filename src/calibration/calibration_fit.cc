@@ -105,6 +105,12 @@ const std::vector<FitParameter>& Parameters() {
        [](const CalibrationCase& c, const std::string&) {
          return c.family == MetricFamily::kLlmDecode && Software(c) == "llama.cpp";
        }},
+      // ggml launches every node from one C++ loop: a few microseconds of host time per
+      // kernel (cudaLaunchKernel alone is 2-5), more with its per-node bookkeeping.
+      {"dispatch_us", "llama.cpp", "gpu", 1, 20,
+       [](const CalibrationCase& c, const std::string&) {
+         return c.family == MetricFamily::kLlmDecode && Software(c) == "llama.cpp";
+       }},
       {"layer_split_hop_us", "llama.cpp", "*", 1, 5000,
        [](const CalibrationCase& c, const std::string&) {
          return Software(c) == "llama.cpp" && c.num_gpus > 1 &&

@@ -87,23 +87,48 @@ struct Kernel {
   bool host_only = false;
 };
 
+// Advances the host's and the device's clocks by `kernels` launches of a kernel busy for `busy`
+// seconds each, and returns the device time added beyond the kernels' own: the gaps, and in a
+// launch queue the waits for the host. Without a launch queue the two clocks are
+// plain sums. With one, the host launches kernel i at host + i * dispatch and the device starts
+// it at the later of that and the end of kernel i - 1 plus the gap: when the launch interval is
+// the shorter the device runs the kernels back to back from the first launch on, otherwise it
+// ends a kernel's run after the host's last launch, or its own back-to-back sum if that is
+// later.
+double AdvanceClocks(double busy, double kernels, const StackProfile& stack, double* host_s,
+                     double* device_s) {
+  const double gap = stack.kernel_gap_s, launch = stack.dispatch_s;
+  const double before = *device_s;
+  *host_s += launch * kernels;
+  if (!stack.launch_queue) {
+    *device_s += busy * kernels + gap * kernels;
+    return gap * kernels;
+  }
+  const double first_launch = *host_s - (kernels - 1) * launch;
+  if (launch <= busy + gap) {
+    *device_s = std::max(before + gap, first_launch) + busy + (kernels - 1) * (busy + gap);
+  } else {
+    *device_s = std::max(before + kernels * (busy + gap), *host_s + busy);
+  }
+  return *device_s - before - busy * kernels;
+}
+
 void AddKernels(const Kernel& k, double kernels, const StackProfile& stack, GroupTime* g,
                 PassTime* pass) {
   if (k.host_only) {
     pass->host_s += stack.dispatch_s * kernels;
     return;
   }
-  double busy = std::max(k.compute_s, k.memory_s) * kernels;
+  double each = std::max(k.compute_s, k.memory_s);
+  double busy = each * kernels;
   if (k.compute_s >= k.memory_s)
     g->compute_s += busy;
   else
     g->memory_s += busy;
-  g->overhead_s += stack.kernel_gap_s * kernels;
+  g->overhead_s += AdvanceClocks(each, kernels, stack, &pass->host_s, &pass->device_s);
   g->flops += k.flops * kernels;
   g->bytes += k.bytes * kernels;
   g->kernels += kernels;
-  pass->device_s += busy + stack.kernel_gap_s * kernels;
-  pass->host_s += stack.dispatch_s * kernels;
   pass->kernels += kernels;
 }
 
@@ -192,6 +217,7 @@ StackProfile LoadStackProfile(const EfficiencyTable& efficiency, const std::stri
   p.gemm_k_half = get("gemm_k_half", device.gpu ? "gpu" : "cpu", 0);
   p.kernel_gap_s = get("kernel_gap_us", device.gpu ? "gpu" : "cpu", p.kernel_gap_s * 1e6) * 1e-6;
   p.dispatch_s = get("dispatch_us", device.gpu ? "gpu" : "cpu", p.dispatch_s * 1e6) * 1e-6;
+  p.launch_queue = get("launch_queue", device.gpu ? "gpu" : "cpu", 0) != 0;
   return p;
 }
 
@@ -516,9 +542,8 @@ void AddOperatorSeconds(const Operator& op, double batch, Pass pass, const Devic
                     out->host_s += stack.dispatch_s * kernels;
                     return;
                   }
-                  double busy = std::max(k.compute_s, k.memory_s) * kernels;
-                  out->device_s += busy + stack.kernel_gap_s * kernels;
-                  out->host_s += stack.dispatch_s * kernels;
+                  AdvanceClocks(std::max(k.compute_s, k.memory_s), kernels, stack, &out->host_s,
+                                &out->device_s);
                 });
 }
 

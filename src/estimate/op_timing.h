@@ -3,8 +3,9 @@
 // matrix rate, reduced by wave quantisation when the output tiles do not fill the SMs; every
 // other kind at a fraction of the achievable memory bandwidth. Each kernel also costs a launch
 // gap on the device, and each operator a dispatch on the host; the host runs ahead of the
-// device, so a pass takes whichever of the two is longer. The fractions are per software stack
-// (StackProfile), not per GPU.
+// device, so a pass takes whichever of the two is longer, or, for stacks timed as a launch
+// queue, as long as the device waits for each launch in turn. The fractions are per software
+// stack (StackProfile), not per GPU.
 #ifndef CLOUDFIT_ESTIMATE_OP_TIMING_H_
 #define CLOUDFIT_ESTIMATE_OP_TIMING_H_
 
@@ -47,6 +48,11 @@ struct StackProfile {
   double gemm_k_half = 0;
   double kernel_gap_s = 3e-6;  // device idle between kernels
   double dispatch_s = 10e-6;   // host time to launch one operator
+  // Whether the pass is timed as the launch queue it is: the device starts each kernel when the
+  // one before has finished and the host has launched it, so a kernel shorter than the launch
+  // interval leaves the device waiting even where the host was ahead before. Otherwise the pass
+  // takes the longer of the host's and the device's sums.
+  bool launch_queue = false;
   // The data rows behind the figures, for --explain ("gemm_fraction: fitted to ...").
   std::vector<const EfficiencyFactor*> rows;
 };
