@@ -362,6 +362,40 @@ TEST(PhysicsTest, AFasterGpuWaitsLongerForLlamaCppsLaunches) {
   EXPECT_GT(a100, 1.5 * a6000);
 }
 
+// llama.cpp launches the kernels of ggml's graph (llm_build_llama, ggml_cuda_mul_mat in its 2024
+// CUDA backend), not those of a fused PyTorch layer. Per Llama layer: RMS norm and its weight
+// (2); the query, key and value products, each after quantizing its input to q8_1 for
+// mul_mat_vec_q (6); RoPE on queries and keys (2); keys and values into the cache (2); the
+// scores and the weighted values through batched cuBLAS, each with its input converted to FP16,
+// a pointer-layout kernel and its output widened to FP32, and the softmax between (9); the heads
+// made contiguous (1); the output projection (2) and the residual add (1); norm and weight
+// (2); gate and up (4), SiLU and the gate multiply (2), down (2), the residual add (1): 36.
+// FP16 weights go through dequantize_mul_mat_vec, which reads the FP32 input as it is: 29.
+TEST(PhysicsTest, LlamaCppLaunchesTheKernelsOfGgmlsGraph) {
+  const Catalog& catalog = testing::BuiltInCatalog();
+  auto kernels = [&](const char* software, const char* precision) {
+    Workload w;
+    for (auto [k, v] : {std::pair{"kind", "inference"},
+                        {"software", software},
+                        {"flash_attention", "false"},
+                        {"model", "Llama-3-8B"},
+                        {"precision", precision}}) {
+      EXPECT_TRUE(SetWorkloadField(&w, k, v).ok()) << k;
+    }
+    EXPECT_TRUE(FinalizeWorkload(catalog, &w).ok());
+    HardwareSpec spec;
+    spec.gpu = "RTX-3090";
+    Hardware hw;
+    EXPECT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+    return LlmStepModel(catalog, w, hw).DecodeStep(1, 512).kernels;
+  };
+  // Plus the embedding, the final norm and its weight, and the head (quantized: two kernels).
+  EXPECT_DOUBLE_EQ(kernels("llama.cpp", "int4"), 32 * 36 + 1 + 2 + 2);
+  EXPECT_DOUBLE_EQ(kernels("llama.cpp", "fp16"), 32 * 29 + 1 + 2 + 1);
+  // PyTorch's layer fuses the query, key and value products and the gate and up products.
+  EXPECT_LT(2 * kernels("pytorch", "fp16"), kernels("llama.cpp", "int4"));
+}
+
 // Libraries built before CUDA 12.0 have no Hopper (wgmma/TMA) kernels: a harness on CUDA 11.8
 // multiplies matrices on an H100 at two thirds of the rate CUDA 12's libraries reach (Luo et al.
 // 2025: TMA + wgmma give matrix multiplication 1.5x). Ampere boards and a current toolkit are
@@ -682,47 +716,54 @@ TEST(PhysicsTest, DecodeStepReusesItsOperatorsExactly) {
     for (auto [gpus, layer_split] :
          {std::pair{1, false}, std::pair{2, false}, std::pair{4, true}}) {
       for (bool flash : {true, false}) {
-        Workload w;
-        ASSERT_TRUE(SetWorkloadField(&w, "kind", "serve").ok());
-        ASSERT_TRUE(SetWorkloadField(&w, "model", model).ok());
-        ASSERT_TRUE(SetWorkloadField(&w, "flash_attention", flash ? "true" : "false").ok());
-        ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok()) << model;
-        w.layer_split = layer_split;
-        HardwareSpec spec;
-        spec.gpu = "A100-SXM4-80GB";
-        spec.gpus = gpus;
-        Hardware hw;
-        ASSERT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
-        LlmStepModel im(catalog, w, hw);
-        for (double context : {0.0, 1.0, 2.0, 700.0, 32768.0}) {
-          for (double batch : {1.0, 37.0}) {
-            TransformerOpsOptions o;
-            o.seq_len = 1;
-            o.key_len = std::max(1.0, context);
-            o.tensor_parallel = layer_split ? 1 : gpus;
-            o.flash_attention = flash;
-            o.kv_per_query_head = true;
-            o.causal = false;
-            o.head = TransformerHead::kLogits;
-            PassTime fresh = TimePass(TransformerOperators(w.model, o), batch, Pass::kInference,
-                                      im.device(), im.stack());
-            PassTime reused = im.DecodeStep(batch, context);
-            std::string at = std::string(model) + " on " + std::to_string(gpus) +
-                             (layer_split ? " (layer split)" : "") +
-                             (flash ? " fused" : " unfused") + " at context " +
-                             std::to_string(context);
-            EXPECT_EQ(reused.device_s, fresh.device_s) << at;
-            EXPECT_EQ(reused.host_s, fresh.host_s) << at;
-            EXPECT_EQ(reused.kernels, fresh.kernels) << at;
-            ASSERT_EQ(reused.groups.size(), fresh.groups.size()) << at;
-            for (const auto& [name, g] : fresh.groups) {
-              EXPECT_EQ(reused.groups[name].seconds(), g.seconds()) << at << " " << name;
-              EXPECT_EQ(reused.groups[name].bytes, g.bytes) << at << " " << name;
-            }
-            // The kernels-only figure of a layer split adds its hand-offs; elsewhere it adds the
-            // tensor-parallel collectives, which do not depend on the context.
-            if (gpus == 1) {
-              EXPECT_EQ(im.DecodeKernelSeconds(batch, context), fresh.seconds()) << at;
+        for (bool ggml : {false, true}) {
+          Workload w;
+          ASSERT_TRUE(SetWorkloadField(&w, "kind", "serve").ok());
+          ASSERT_TRUE(SetWorkloadField(&w, "model", model).ok());
+          ASSERT_TRUE(SetWorkloadField(&w, "flash_attention", flash ? "true" : "false").ok());
+          if (ggml) {
+            ASSERT_TRUE(SetWorkloadField(&w, "engine", "llama.cpp").ok());
+            ASSERT_TRUE(SetWorkloadField(&w, "precision", "int4").ok());
+          }
+          ASSERT_TRUE(FinalizeWorkload(catalog, &w).ok()) << model;
+          w.layer_split = layer_split;
+          HardwareSpec spec;
+          spec.gpu = "A100-SXM4-80GB";
+          spec.gpus = gpus;
+          Hardware hw;
+          ASSERT_TRUE(ResolveHardware(catalog, spec, &hw).ok());
+          LlmStepModel im(catalog, w, hw);
+          ASSERT_EQ(im.PassOptions().ggml_graph, ggml) << model;
+          for (double context : {0.0, 1.0, 2.0, 700.0, 32768.0}) {
+            for (double batch : {1.0, 37.0}) {
+              TransformerOpsOptions o = im.PassOptions();
+              o.seq_len = 1;
+              o.key_len = std::max(1.0, context);
+              ASSERT_EQ(o.tensor_parallel, layer_split ? 1 : gpus);
+              ASSERT_EQ(o.flash_attention, flash);
+              o.kv_per_query_head = true;
+              o.causal = false;
+              o.head = TransformerHead::kLogits;
+              PassTime fresh = TimePass(TransformerOperators(w.model, o), batch, Pass::kInference,
+                                        im.device(), im.stack());
+              PassTime reused = im.DecodeStep(batch, context);
+              std::string at = std::string(model) + (ggml ? " (llama.cpp)" : "") + " on " +
+                               std::to_string(gpus) + (layer_split ? " (layer split)" : "") +
+                               (flash ? " fused" : " unfused") + " at context " +
+                               std::to_string(context);
+              EXPECT_EQ(reused.device_s, fresh.device_s) << at;
+              EXPECT_EQ(reused.host_s, fresh.host_s) << at;
+              EXPECT_EQ(reused.kernels, fresh.kernels) << at;
+              ASSERT_EQ(reused.groups.size(), fresh.groups.size()) << at;
+              for (const auto& [name, g] : fresh.groups) {
+                EXPECT_EQ(reused.groups[name].seconds(), g.seconds()) << at << " " << name;
+                EXPECT_EQ(reused.groups[name].bytes, g.bytes) << at << " " << name;
+              }
+              // The kernels-only figure of a layer split adds its hand-offs; elsewhere it adds the
+              // tensor-parallel collectives, which do not depend on the context.
+              if (gpus == 1) {
+                EXPECT_EQ(im.DecodeKernelSeconds(batch, context), fresh.seconds()) << at;
+              }
             }
           }
         }

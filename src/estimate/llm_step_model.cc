@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "estimate/transformer_math.h"
 #include "estimate/transformer_ops.h"
@@ -13,20 +14,17 @@ namespace cloudfit {
 namespace {
 
 // The operators of one decoded token per sequence attending to `context` tokens.
-std::vector<Operator> DecodeOperators(const Workload& w, int devices, double context) {
-  TransformerOpsOptions o;
+std::vector<Operator> DecodeOperators(const Model& m, TransformerOpsOptions o, double context) {
   o.seq_len = 1;
   o.key_len = std::max(1.0, context);
-  o.tensor_parallel = w.layer_split ? 1 : devices;
   // Fused decode attention (paged attention, flash decoding) reads the cache once per
   // key/value head; without it (llama.cpp's default before FlashAttention, `-fa` off in
   // llama-bench; eager PyTorch) each query head reads its key/value head again.
-  o.flash_attention = w.flash_attention;
   o.kv_per_query_head = true;
   o.causal = false;
   o.head = TransformerHead::kLogits;
   o.embeddings = true;
-  return TransformerOperators(w.model, o);
+  return TransformerOperators(m, o);
 }
 
 // Whether `longer` (the operators at two attended tokens) differs from `shorter` (at one) only
@@ -119,16 +117,28 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   // one to the next. The operators that depend on it, and how, are found by building the list
   // at one and two tokens (physics_test checks the reuse against a list built afresh); a list
   // that does not scale so is built afresh for every step.
-  decode_ops_ = DecodeOperators(w_, devices_, 1);
+  decode_ops_ = DecodeOperators(m_, PassOptions(), 1);
   decode_ops_reusable_ =
-      ScalesWithContext(decode_ops_, DecodeOperators(w_, devices_, 2), &decode_context_ops_);
+      ScalesWithContext(decode_ops_, DecodeOperators(m_, PassOptions(), 2), &decode_context_ops_);
+}
+
+TransformerOpsOptions LlmStepModel::PassOptions() const {
+  TransformerOpsOptions o;
+  o.tensor_parallel = w_.layer_split ? 1 : devices_;
+  o.flash_attention = w_.flash_attention;
+  // ggml's graph on the GPU backend: the kernels llama.cpp launches there.
+  o.ggml_graph = stack_.name == "llama.cpp";
+  o.quantized_weights = device_.weight_bytes < device_.activation_bytes;
+  o.ggml_quantize_rows = dequantize_above_tokens_ > 0 ? dequantize_above_tokens_
+                                                      : std::numeric_limits<double>::infinity();
+  return o;
 }
 
 template <typename Fn>
 void LlmStepModel::ForEachDecodeOperator(double context, Fn&& fn) const {
   const double keys = std::max(1.0, context);
   if (!decode_ops_reusable_) {
-    for (const Operator& op : DecodeOperators(w_, devices_, context)) fn(op);
+    for (const Operator& op : DecodeOperators(m_, PassOptions(), context)) fn(op);
     return;
   }
   size_t next = 0;
@@ -189,11 +199,9 @@ double LlmStepModel::DecodeKernelSeconds(double batch, double context) const {
 }
 
 double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
-  TransformerOpsOptions o;
+  TransformerOpsOptions o = PassOptions();
   o.seq_len = tokens;
   o.key_len = tokens;
-  o.tensor_parallel = w_.layer_split ? 1 : devices_;
-  o.flash_attention = w_.flash_attention;
   o.causal = true;
   o.head = TransformerHead::kLogits;
   std::vector<Operator> ops = TransformerOperators(m_, o);

@@ -18,6 +18,7 @@
 #include "estimate/device_model.h"
 #include "estimate/estimate_internal.h"
 #include "estimate/op_timing.h"
+#include "estimate/transformer_ops.h"
 
 namespace cloudfit {
 
@@ -69,6 +70,10 @@ class LlmStepModel {
   MemoryBreakdown Memory(double batch, double context) const;
   // Tokens of KV cache a paged engine can hold on each device after weights and workspace.
   double KvCapacityTokens() const;
+
+  // The options every pass of this model's operators shares: the devices' split of the layers or
+  // the tensors, the attention kernels and, for llama.cpp on a GPU, ggml's graph.
+  TransformerOpsOptions PassOptions() const;
 
   const DeviceModel& device() const { return device_; }
   const StackProfile& stack() const { return stack_; }

@@ -1,6 +1,7 @@
 #include "estimate/transformer_ops.h"
 
 #include <algorithm>
+#include <string>
 
 #include "estimate/transformer_math.h"
 
@@ -50,7 +51,33 @@ class LayerBuilder {
     }
   }
 
-  void Stream(OpKind kind, const char* label, double read, double written, double repeats) {
+  // A projection of the layer: a product of its own, with ggml's kernels around it.
+  void Projection(const std::string& label, double m, double n, double k, double repeats,
+                  bool lora_target) {
+    bool converts = false;
+    if (o_.ggml_graph) {
+      if (o_.quantized_weights && m <= o_.ggml_quantize_rows) {
+        // FP32 in (two units of the 2-byte activations), q8_1 out (36 bytes per 32 values).
+        Stream(OpKind::kElementwise, label + " input to q8_1", 2 * m * k, 0.5625 * m * k, repeats);
+      } else if (o_.quantized_weights || m > 1) {
+        converts = true;
+        Stream(OpKind::kElementwise, label + " input to FP16", 2 * m * k, m * k, repeats);
+      }
+    }
+    Gemm(label.c_str(), m, n, k, repeats, lora_target);
+    if (converts)
+      Stream(OpKind::kElementwise, label + " output to FP32", m * n, 2 * m * n, repeats);
+  }
+
+  // A normalisation; ggml multiplies by the norm's weight in a kernel of its own.
+  void Norm(const char* label, double layers) {
+    Stream(OpKind::kNorm, label, s_ * h_, s_ * h_, layers);
+    if (o_.ggml_graph) {
+      Stream(OpKind::kElementwise, std::string(label) + " weight", s_ * h_, s_ * h_, layers);
+    }
+  }
+
+  void Stream(OpKind kind, const std::string& label, double read, double written, double repeats) {
     Operator op;
     op.label = label;
     op.kind = kind;
@@ -105,7 +132,13 @@ class LayerBuilder {
       Stream(OpKind::kElementwise, "relative shift", elements, elements, layers);
       Stream(OpKind::kElementwise, "score sum", 2 * elements, elements, layers);
     }
-    if (o_.fp32_scores) {
+    const bool fp32_scores = o_.fp32_scores || o_.ggml_graph;
+    if (o_.ggml_graph) {
+      Stream(OpKind::kElementwise, "queries to FP16", 2 * queries * heads * d_,
+             queries * heads * d_, layers);
+      Stream(OpKind::kElementwise, "score product pointers", 0, 4 * heads, layers);
+    }
+    if (fp32_scores) {
       // In units of the 2-byte activations: FP16 -> FP32, the fused softmax over FP32, back.
       Stream(OpKind::kElementwise, "scores to FP32", elements, 2 * elements, layers);
       Stream(OpKind::kSoftmax, "attention softmax (scale, mask)", 2 * elements, 2 * elements,
@@ -116,18 +149,32 @@ class LayerBuilder {
       Stream(OpKind::kSoftmax, "attention softmax", elements, elements, layers);
     }
     if (o_.dropout) Stream(OpKind::kElementwise, "attention dropout", elements, elements, layers);
+    if (o_.ggml_graph) Stream(OpKind::kElementwise, "value product pointers", 0, 4 * heads, layers);
     Operator values = scores;
     values.label = std::string(label) + " values";
     values.n = d_;
     values.k = keys;
     ops_->push_back(values);
+    if (o_.ggml_graph) {
+      double out = queries * heads * d_;
+      Stream(OpKind::kElementwise, "attention output to FP32", out, 2 * out, layers);
+      Stream(OpKind::kElementwise, "heads made contiguous", 2 * out, 2 * out, layers);
+    }
   }
 
   void SelfAttentionBlock(double layers, bool causal) {
     double q_width = heads_ * d_ / t_;
     double kv_width = kv_heads_ * d_ / t_;
-    Stream(OpKind::kNorm, "layer norm (attention)", s_ * h_, s_ * h_, layers);
-    if (m_.compute_class == "transformer-xl" && keys_ > s_) {
+    Norm("layer norm (attention)", layers);
+    if (o_.ggml_graph) {
+      Projection("query projection", s_, q_width, h_, layers, true);
+      Projection("key projection", s_, kv_width, h_, layers, true);
+      Projection("value projection", s_, kv_width, h_, layers, true);
+      Stream(OpKind::kElementwise, "RoPE (queries)", s_ * q_width, s_ * q_width, layers);
+      Stream(OpKind::kElementwise, "RoPE (keys)", s_ * kv_width, s_ * kv_width, layers);
+      Stream(OpKind::kElementwise, "keys to the cache", s_ * kv_width, s_ * kv_width, layers);
+      Stream(OpKind::kElementwise, "values to the cache", s_ * kv_width, s_ * kv_width, layers);
+    } else if (m_.compute_class == "transformer-xl" && keys_ > s_) {
       // Transformer-XL projects the remembered segment with the current one: the layer
       // concatenates them and runs its QKV projection over both, then keeps the last queries;
       // the queries take the two relative-position biases (r_w_bias, r_r_bias) as two adds
@@ -142,7 +189,7 @@ class LayerBuilder {
       Gemm("QKV projection", s_, q_width + 2 * kv_width, h_, layers, true);
     }
     Attention("self-attention", s_, keys_, causal, layers);
-    Gemm("attention output projection", s_, h_, q_width, layers, true);
+    Projection("attention output projection", s_, h_, q_width, layers, true);
     Residual(layers);
   }
 
@@ -161,18 +208,25 @@ class LayerBuilder {
     bool gated = HasGatedMlp(m_);
     double experts = m_.experts > 0 ? std::max(1, m_.experts_per_token) : 1;
     double width = f_ / t_ * experts;
-    Stream(OpKind::kNorm, "layer norm (MLP)", s_ * h_, s_ * h_, layers);
+    Norm("layer norm (MLP)", layers);
     if (m_.experts > 0) {
       // The router's scores and the gather/scatter of tokens to their experts.
       Gemm("expert router", s_, m_.experts, h_, layers, false);
       Stream(OpKind::kElementwise, "expert dispatch and combine", 2 * s_ * h_ * experts,
              2 * s_ * h_ * experts, layers);
     }
-    Gemm(gated ? "MLP gate and up projections" : "MLP up projection", s_, (gated ? 2 : 1) * width,
-         h_, layers, true);
-    Stream(OpKind::kActivation, gated ? "gated activation" : "activation",
-           (gated ? 2 : 1) * s_ * width, s_ * width, layers);
-    Gemm("MLP down projection", s_, h_, width, layers, true);
+    if (o_.ggml_graph) {
+      if (gated) Projection("MLP gate projection", s_, width, h_, layers, true);
+      Projection("MLP up projection", s_, width, h_, layers, true);
+      Stream(OpKind::kActivation, "activation", s_ * width, s_ * width, layers);
+      if (gated) Stream(OpKind::kElementwise, "gate multiply", 2 * s_ * width, s_ * width, layers);
+    } else {
+      Gemm(gated ? "MLP gate and up projections" : "MLP up projection", s_, (gated ? 2 : 1) * width,
+           h_, layers, true);
+      Stream(OpKind::kActivation, gated ? "gated activation" : "activation",
+             (gated ? 2 : 1) * s_ * width, s_ * width, layers);
+    }
+    Projection("MLP down projection", s_, h_, width, layers, true);
     Residual(layers);
   }
 
@@ -204,7 +258,8 @@ std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsO
   double layers = o.layers > 0 ? o.layers : m.layers;
   if (o.embeddings) {
     layer.Stream(OpKind::kEmbedding, "token embedding", s * h, s * h, 1);
-    if (m.family == "encoder" || m.family == "vit" || m.family == "decoder") {
+    // ggml's rotary models pay their positions in the attention (RoPE on queries and keys).
+    if (!o.ggml_graph && (m.family == "encoder" || m.family == "vit" || m.family == "decoder")) {
       // Learned or sinusoidal positions added to the tokens (rotary models fold theirs into the
       // attention and pay it there; counted the same).
       layer.Stream(OpKind::kElementwise, "position embedding add", 2 * s * h, s * h, 1);
@@ -222,7 +277,7 @@ std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsO
     layer.SelfAttentionBlock(layers, causal);
     layer.MlpBlock(layers);
   }
-  layer.Stream(OpKind::kNorm, "final layer norm", s * h, s * h, 1);
+  layer.Norm("final layer norm", 1);
   // A model described without its vocabulary has no head to time.
   TransformerHead head_kind = m.vocab > 0 ? o.head : TransformerHead::kNone;
   if (o.head == TransformerHead::kClassifier) head_kind = o.head;
@@ -245,7 +300,7 @@ std::vector<Operator> TransformerOperators(const Model& m, const TransformerOpsO
       layer.Gemm("task head", s, 2, h, 1, false);
       break;
     case TransformerHead::kLogits:
-      layer.Gemm("language-model head (last position)", 1, m.vocab / t, h, 1, false);
+      layer.Projection("language-model head (last position)", 1, m.vocab / t, h, 1, false);
       break;
     case TransformerHead::kNone:
       break;

@@ -36,6 +36,18 @@ struct TransformerOpsOptions {
   // them in FP16, a kernel widens them to FP32, soft_max_ext scales, masks and normalises them in
   // one pass, and another kernel narrows them back to FP16 for the product with the values.
   bool fp32_scores = false;
+  // ggml's graph, as llama.cpp's CUDA backend runs it (llm_build_llama, ggml_cuda_mul_mat): each
+  // projection is a product of its own (queries, keys and values; gate and up); RMS norm and the
+  // multiply by its weight are two kernels; RoPE runs on the queries and on the keys; keys and
+  // values are copied into the cache and the heads' outputs made contiguous; the unfused
+  // attention's batched cuBLAS products convert their FP32 inputs to FP16 and their outputs back,
+  // with a kernel that lays out their pointers. A product of quantized weights over at most
+  // `ggml_quantize_rows` rows first quantizes its input to q8_1 (mul_mat_vec_q, mul_mat_q);
+  // other products, but an FP16 matrix-vector one, go through cuBLAS and convert their input
+  // and output the same way.
+  bool ggml_graph = false;
+  bool quantized_weights = false;
+  double ggml_quantize_rows = 32;
   bool causal = true;
   bool dropout = false;  // attention-probability and hidden dropout, as the model trains
   TransformerHead head = TransformerHead::kLanguageModel;
