@@ -23,6 +23,64 @@ namespace {
 // (QuantFactory/Meta-Llama-3-8B-Instruct-GGUF), 4.9 bits.
 constexpr double kQ4KMBitsPerWeight = 4.9;
 
+// The workload of a llama-bench row (batch 1, layers split over GPUs in turn, FlashAttention
+// off: its default in 2024) measuring `metric` at `seq_len` tokens (0: llama-bench's defaults)
+// with weights in GGUF `precision`. False, with the family untouched, for a precision or
+// metric it does not know.
+bool LlamaBenchWorkload(const std::string& precision, const std::string& metric, long long seq_len,
+                        bool unknown_precision_is_f16, MetricFamily* family,
+                        std::vector<std::pair<std::string, std::string>>* fields) {
+  // Bits per weight of ggml's block formats: Q4_0 packs 32 4-bit weights with an FP16 scale
+  // (18 bytes), Q8_0 32 8-bit weights with one (34 bytes); Q4_K_M as measured above.
+  struct Format {
+    const char* name;
+    const char* precision;
+    double bits;
+  };
+  static const Format kFormats[] = {{"GGUF Q4_K_M", "int4", kQ4KMBitsPerWeight},
+                                    {"GGUF Q4_0", "int4", 4.5},
+                                    {"GGUF Q8_0", "int8", 8.5},
+                                    {"GGUF F16", "fp16", 0}};
+  const Format* format = nullptr;
+  for (const Format& f : kFormats) {
+    if (precision == f.name) format = &f;
+  }
+  if (format == nullptr && !unknown_precision_is_f16) return false;
+  MetricFamily chosen;
+  std::string prompt, output;
+  if (metric == "decode_tokens_per_s") {
+    chosen = MetricFamily::kLlmDecode;
+    prompt = "1";
+    output = std::to_string(seq_len > 0 ? seq_len : 128);
+  } else if (metric == "prefill_tokens_per_s") {
+    chosen = MetricFamily::kLlmPrefill;
+    prompt = std::to_string(seq_len > 0 ? seq_len : 512);
+    output = "1";
+  } else if (metric.rfind("peak_gpu_memory", 0) == 0 || metric == "fits_in_gpu_memory") {
+    chosen = MetricFamily::kFits;
+    prompt = "512";
+    output = "128";
+  } else {
+    return false;
+  }
+  fields->push_back({"kind", "inference"});
+  fields->push_back({"software", "llama.cpp"});
+  fields->push_back({"flash_attention", "false"});
+  fields->push_back({"engine", "llama.cpp"});
+  fields->push_back({"multi_gpu", "layers"});
+  fields->push_back({"micro_batch", "1"});
+  if (format != nullptr && format->bits > 0) {
+    fields->push_back({"precision", format->precision});
+    fields->push_back({"weight_bits", fmt::format("{}", format->bits)});
+  } else {
+    fields->push_back({"precision", "fp16"});
+  }
+  fields->push_back({"prompt_tokens", prompt});
+  fields->push_back({"output_tokens", output});
+  *family = chosen;
+  return true;
+}
+
 // PEFT methods whose step does work that LoRA's does not, and that no workload kind expresses:
 // DoRA normalises every adapted weight each step, LoHa, LoKr, OFT, BOFT and OSF build a
 // full-size update or rotation of each adapted weight from their factors (BOFT through
@@ -255,33 +313,11 @@ Status LoadLlmRows(Loader* loader, const std::string& path) {
     long long seq_len = 0;
     bool has_seq = ParseInt(seq, &seq_len);
     if (method.find("llama.cpp") != std::string::npos) {
-      // llama-bench: batch 1, layers split over GPUs in turn, FlashAttention off (its default
-      // in May 2024).
-      fields.push_back({"kind", "inference"});
-      fields.push_back({"software", "llama.cpp"});
-      fields.push_back({"flash_attention", "false"});
-      fields.push_back({"engine", "llama.cpp"});
-      fields.push_back({"multi_gpu", "layers"});
-      fields.push_back({"micro_batch", "1"});
-      if (precision == "GGUF Q4_K_M") {
-        fields.push_back({"precision", "int4"});
-        fields.push_back({"weight_bits", fmt::format("{}", kQ4KMBitsPerWeight)});
-      } else {
-        fields.push_back({"precision", "fp16"});
-      }
-      if (metric == "decode_tokens_per_s") {
-        c.family = MetricFamily::kLlmDecode;
-        fields.push_back({"prompt_tokens", "1"});
-        fields.push_back({"output_tokens", std::to_string(has_seq ? seq_len : 128)});
-      } else if (metric == "prefill_tokens_per_s") {
-        c.family = MetricFamily::kLlmPrefill;
-        fields.push_back({"prompt_tokens", std::to_string(has_seq ? seq_len : 512)});
-        fields.push_back({"output_tokens", "1"});
-      } else {
-        c.family = MetricFamily::kFits;
-        fields.push_back({"prompt_tokens", "512"});
-        fields.push_back({"output_tokens", "128"});
-      }
+      // The shared table's llama.cpp rows are Q4_K_M or FP16, and its memory rows are read as
+      // whether the run fitted.
+      bool speed = metric == "decode_tokens_per_s" || metric == "prefill_tokens_per_s";
+      LlamaBenchWorkload(precision, speed ? metric : "fits_in_gpu_memory", has_seq ? seq_len : 0,
+                         true, &c.family, &fields);
     } else if (method.rfind("PEFT method_comparison", 0) == 0 &&
                metric == "peak_memory_reserved_incl_eval") {
       loader->Skip(c.id, "peak including evaluation-time generation: a different workload");
@@ -459,6 +495,34 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
     c.hardware.nodes = static_cast<int>(r.OptionalNumber("nodes", 1, 100000).value_or(1));
     std::string metric(r.Text("metric"));
     c.measured = r.Number("value", 0, 1e15);
+    std::string method(r.Text("method"));
+    if (method.find("llama.cpp (llama-bench)") != std::string::npos) {
+      // A llama-bench row names its weights' GGUF format and its test, not workload fields.
+      std::vector<std::pair<std::string, std::string>> fields = {
+          {"model", std::string(r.Text("model"))}};
+      long long seq_len = 0;
+      std::string precision(r.Text("precision"));
+      if (!ParseInt(r.Text("seq_len"), &seq_len) ||
+          !LlamaBenchWorkload(precision, metric, seq_len, false, &c.family, &fields) ||
+          c.family == MetricFamily::kFits) {
+        loader->Skip(c.id, fmt::format("llama-bench {} of '{}' weights is not modelled",
+                                       Shown(metric), Shown(precision)));
+        continue;
+      }
+      if (!r.status().ok()) {
+        loader->Skip(c.id, r.status().message());
+        continue;
+      }
+      loader->Finish(std::move(c), fields);
+      continue;
+    }
+    if (!method.empty()) {
+      // Read without its method, a fine-tuning row would be scored as some other workload.
+      loader->Skip(c.id, fmt::format("method '{}' is not a workload field (finetune_memory.csv "
+                                     "restates such rows as fields)",
+                                     Shown(method)));
+      continue;
+    }
     if (metric.rfind("peak_gpu_memory", 0) == 0) {
       double unit_bytes = MemoryUnitBytes(std::string(r.Text("unit")));
       if (unit_bytes == 0) {
