@@ -89,12 +89,12 @@ struct Kernel {
 
 // Advances the host's and the device's clocks by `kernels` launches of a kernel busy for `busy`
 // seconds each, and returns the device time added beyond the kernels' own: the gaps, and in a
-// launch queue the waits for the host. Without a launch queue the two clocks are
-// plain sums. With one, the host launches kernel i at host + i * dispatch and the device starts
-// it at the later of that and the end of kernel i - 1 plus the gap: when the launch interval is
-// the shorter the device runs the kernels back to back from the first launch on, otherwise it
-// ends a kernel's run after the host's last launch, or its own back-to-back sum if that is
-// later.
+// launch queue the waits for the host. Without a launch queue the two clocks are plain sums.
+// With one, the host launches kernel i at host + i * dispatch and the device starts it at the
+// later of that and the end of kernel i - 1 plus the gap. When the launch interval is the
+// shorter, the device runs the kernels back to back from the first launch on; otherwise it
+// finishes `busy` after the host's last launch, or at the end of its own back-to-back run if
+// that is later.
 double AdvanceClocks(double busy, double kernels, const StackProfile& stack, double* host_s,
                      double* device_s) {
   const double gap = stack.kernel_gap_s, launch = stack.dispatch_s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "estimate/transformer_math.h"
 
@@ -77,9 +78,9 @@ class LayerBuilder {
     }
   }
 
-  void Stream(OpKind kind, const std::string& label, double read, double written, double repeats) {
+  void Stream(OpKind kind, std::string label, double read, double written, double repeats) {
     Operator op;
-    op.label = label;
+    op.label = std::move(label);
     op.kind = kind;
     op.read_elements = read;
     op.written_elements = written;
