@@ -268,7 +268,8 @@ TEST(AccuracyTest, HeldOutFineTuningMemory) {
 
 // llama-bench on an RTX 4090 (ggml-org/llama.cpp PR #4766, January 2024): an Ada board no
 // llama.cpp row was fitted on, CodeLlama-7B at F16, Q8_0 and Q4_0. Measured 2026-11-29: decode
-// F16 +1.6%, Q8_0 +4.4%; prompts of 512 tokens -19.8% (F16), +10.1% (Q8_0), -15.7% (Q4_0).
+// F16 +1.6%, Q8_0 +4.4%; prompts of 512 tokens -19.8% (F16), +10.1% (Q8_0), -15.7% (Q4_0)
+// (before the launch queue and ggml's graph: -6.5%, -4.0%; -24.1%, +20.2%, -20.0%).
 TEST(AccuracyTest, HeldOutLlamaCppOnAnRtx4090) {
   size_t n = 0;
   auto stats = HeldOut("llm_finetune_and_inference.csv", &n);
