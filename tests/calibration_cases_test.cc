@@ -93,5 +93,45 @@ TEST(CalibrationCasesTest, AllocatorFiguresAreComparedWithoutTheCudaContext) {
   EXPECT_NEAR(whole - allocator, kCudaContextBytes, 1.0);
 }
 
+// A held-out table's llama-bench rows name their weights' GGUF format and their test, as the
+// shared table's do: each format has its bits per weight, and a format or metric the loader does
+// not know is skipped with the field and what is allowed, not scored as something else.
+TEST(CalibrationCasesTest, HeldOutLlamaBenchRowsAreReadAsLlamaCppRuns) {
+  testing::TempDir dir;
+  std::string header =
+      "source,model,params_b,method,precision,seq_len,batch,gpu,metric,value,unit,notes\n";
+  auto row = [](const std::string& precision, const std::string& seq, const std::string& metric) {
+    return "s,CodeLlama-7B,6.74,inference llama.cpp (llama-bench)," + precision + "," + seq +
+           ",1,1x RTX-4090," + metric + ",100,tokens/s,n\n";
+  };
+  dir.Write("bench.csv", header + row("GGUF Q8_0", "128", "decode_tokens_per_s") +
+                             row("GGUF Q4_0", "512", "prefill_tokens_per_s") +
+                             row("GGUF F16", "", "decode_tokens_per_s") +
+                             row("GGUF IQ2_XS", "128", "decode_tokens_per_s") +
+                             row("GGUF Q8_0", "-5", "decode_tokens_per_s") +
+                             row("GGUF Q8_0", "128", "peak_gpu_memory") +
+                             "s,Llama-2-7B,6.74,LoRA FSDP,bf16,512,1,2x RTX-3090,"
+                             "peak_gpu_memory_reserved_per_gpu,10,GiB,n\n");
+  std::vector<CalibrationCase> cases;
+  std::vector<SkippedRow> skipped;
+  ASSERT_TRUE(
+      LoadExtraCases(testing::BuiltInCatalog(), dir.path() + "/bench.csv", &cases, &skipped).ok());
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].family, MetricFamily::kLlmDecode);
+  EXPECT_EQ(cases[0].workload.software, "llama.cpp");
+  EXPECT_DOUBLE_EQ(cases[0].workload.weight_bits, 8.5);
+  EXPECT_EQ(cases[0].workload.output_tokens, 128);
+  EXPECT_EQ(cases[1].family, MetricFamily::kLlmPrefill);
+  EXPECT_DOUBLE_EQ(cases[1].workload.weight_bits, 4.5);
+  EXPECT_EQ(cases[1].workload.prompt_tokens, 512);
+  EXPECT_EQ(cases[2].workload.output_tokens, 128) << "llama-bench's default tg 128";
+  for (const CalibrationCase& c : cases) EXPECT_TRUE(c.held_out && !c.fitted) << c.id;
+  ASSERT_EQ(skipped.size(), 4u);
+  EXPECT_NE(skipped[0].reason.find("IQ2_XS"), std::string::npos) << skipped[0].reason;
+  EXPECT_NE(skipped[1].reason.find("seq_len"), std::string::npos) << skipped[1].reason;
+  EXPECT_NE(skipped[2].reason.find("peak_gpu_memory"), std::string::npos) << skipped[2].reason;
+  EXPECT_NE(skipped[3].reason.find("LoRA FSDP"), std::string::npos) << skipped[3].reason;
+}
+
 }  // namespace
 }  // namespace cloudfit

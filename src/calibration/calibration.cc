@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
 
 #include "cloudfit/estimate.h"
@@ -500,17 +501,22 @@ Status LoadWorkloadFieldRows(Loader* loader, const std::string& path) {
       // A llama-bench row names its weights' GGUF format and its test, not workload fields.
       std::vector<std::pair<std::string, std::string>> fields = {
           {"model", std::string(r.Text("model"))}};
-      long long seq_len = 0;
       std::string precision(r.Text("precision"));
-      if (!ParseInt(r.Text("seq_len"), &seq_len) ||
-          !LlamaBenchWorkload(precision, metric, seq_len, false, &c.family, &fields) ||
-          c.family == MetricFamily::kFits) {
-        loader->Skip(c.id, fmt::format("llama-bench {} of '{}' weights is not modelled",
-                                       Shown(metric), Shown(precision)));
-        continue;
-      }
+      // The test's length (llama-bench's -p or -n); absent, its defaults.
+      std::optional<double> seq_len = r.OptionalNumber("seq_len", 1, 1 << 20);
       if (!r.status().ok()) {
         loader->Skip(c.id, r.status().message());
+        continue;
+      }
+      bool speed = metric == "decode_tokens_per_s" || metric == "prefill_tokens_per_s";
+      if (!speed ||
+          !LlamaBenchWorkload(precision, metric, static_cast<long long>(seq_len.value_or(0)), false,
+                              &c.family, &fields)) {
+        loader->Skip(c.id,
+                     speed ? fmt::format("llama-bench weights '{}' are not a GGUF format "
+                                         "this version reads (F16, Q8_0, Q4_0, Q4_K_M)",
+                                         Shown(precision))
+                           : fmt::format("llama-bench metric '{}' is not modelled", Shown(metric)));
         continue;
       }
       loader->Finish(std::move(c), fields);
