@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-all=(csv python_literal skypilot_import skypilot_task workload hf_config measured price_list catalog http)
+all=(csv python_literal skypilot_import skypilot_task workload hf_config measured price_list calibration catalog http)
 [ ${#names[@]} -eq 0 ] && names=("${all[@]}")
 
 dir=build-fuzz
