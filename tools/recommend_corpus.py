@@ -42,6 +42,10 @@ WORKLOADS = [
     {"kind": "preprocess", "data_gb": 500},
     {"kind": "classic-ml", "algorithm": "gbdt", "rows": 1e8, "features": 100, "trees": 1000},
     {"kind": "classic-ml", "algorithm": "linear", "rows": 1e9, "features": 50},
+    # Appended, so that the requests before keep their ids and constraints: llama.cpp's launch
+    # queue over ggml's graph, Q4_K_M weights.
+    {"kind": "serve", "model": "Llama-3-8B", "request_rate": 1, "engine": "llama.cpp",
+     "precision": "int4", "weight_bits": 4.9},
 ]
 
 OBJECTIVES = ["cheapest", "fastest", "balanced"]
