@@ -103,7 +103,7 @@ LlmStepModel::LlmStepModel(const Catalog& catalog, const Workload& w, const Hard
   kv_per_token_ = KvCacheBytesPerToken(m_, engine.kv_bytes_per_element);
   layer_hop_s_ = eff.Lookup("layer_split_hop_us", software, "*", 100) * 1e-6;
   dequantize_above_tokens_ = eff.Lookup("dequantize_above_tokens", software, "gpu", 0);
-  ubatched_prefill_ = hw.has_gpu() && software == "llama.cpp";
+  ggml_gpu_ = hw.has_gpu() && software == "llama.cpp";
   notes_ = device_.notes;
   if (dequantize_above_tokens_ > 0 && hw.has_gpu() &&
       device_.weight_bytes < device_.activation_bytes) {
@@ -126,8 +126,7 @@ TransformerOpsOptions LlmStepModel::PassOptions() const {
   TransformerOpsOptions o;
   o.tensor_parallel = w_.layer_split ? 1 : devices_;
   o.flash_attention = w_.flash_attention;
-  // ggml's graph on the GPU backend: the kernels llama.cpp launches there.
-  o.ggml_graph = stack_.name == "llama.cpp";
+  o.ggml_graph = ggml_gpu_;
   o.quantized_weights = device_.weight_bytes < device_.activation_bytes;
   o.ggml_quantize_rows = dequantize_above_tokens_ > 0 ? dequantize_above_tokens_
                                                       : std::numeric_limits<double>::infinity();
@@ -206,7 +205,7 @@ double LlmStepModel::PrefillKernelSeconds(double batch, double tokens) const {
   o.head = TransformerHead::kLogits;
   std::vector<Operator> ops = TransformerOperators(m_, o);
   PassTime t;
-  if (ubatched_prefill_ && batch == 1) {
+  if (ggml_gpu_ && batch == 1) {
     // llama.cpp runs a prompt in micro-batches of n_ubatch tokens, each attending to the cache
     // so far (its unfused scores cover all of it, masked: n_kv grows by a micro-batch at a
     // time), at that many rows per product, and takes the logits of the last token of each

@@ -106,9 +106,10 @@ class LlmStepModel {
   double layer_hop_s_ = 0;  // hand-off between GPUs of a layer split, per boundary
   // Products over more rows than this dequantize quantized weights to FP16 first; 0 = never.
   double dequantize_above_tokens_ = 0;
-  // Prompts run as llama.cpp runs them: micro-batches of kPrefillChunkTokens, each attending to
-  // the tokens before it.
-  bool ubatched_prefill_ = false;
+  // llama.cpp on a GPU: ggml's graph on its CUDA backend, whose kernels the passes time and
+  // whose prompts run in micro-batches of kPrefillChunkTokens, each attending to the tokens
+  // before it.
+  bool ggml_gpu_ = false;
   // A decode step's operators at one token of context, and those of its fields that grow in
   // proportion to the attended length; when the list does not scale so, it is rebuilt per step.
   std::vector<Operator> decode_ops_;

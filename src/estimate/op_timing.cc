@@ -87,30 +87,31 @@ struct Kernel {
   bool host_only = false;
 };
 
-// Advances the host's and the device's clocks by `kernels` launches of a kernel busy for `busy`
-// seconds each, and returns the device time added beyond the kernels' own: the gaps, and in a
-// launch queue the waits for the host. Without a launch queue the two clocks are plain sums.
-// With one, the host launches kernel i at host + i * dispatch and the device starts it at the
+// Advances the host's and the device's clocks by `kernels` launches of a kernel busy for
+// `busy_each` seconds each, and returns the device time added beyond the kernels' own: the gaps,
+// and in a launch queue the waits for the host. Without a launch queue the two clocks are plain
+// sums. With one, the host launches kernel i at host + i * dispatch and the device starts it at the
 // later of that and the end of kernel i - 1 plus the gap. When the launch interval is the
 // shorter, the device runs the kernels back to back from the first launch on; otherwise it
-// finishes `busy` after the host's last launch, or at the end of its own back-to-back run if
-// that is later.
-double AdvanceClocks(double busy, double kernels, const StackProfile& stack, double* host_s,
+// finishes `busy_each` after the host's last launch, or at the end of its own back-to-back run if
+// that is later. `kernels` is at least one: ForEachKernel repeats every operator at least once.
+double AdvanceClocks(double busy_each, double kernels, const StackProfile& stack, double* host_s,
                      double* device_s) {
   const double gap = stack.kernel_gap_s, launch = stack.dispatch_s;
   const double before = *device_s;
   *host_s += launch * kernels;
   if (!stack.launch_queue) {
-    *device_s += busy * kernels + gap * kernels;
+    *device_s += busy_each * kernels + gap * kernels;
     return gap * kernels;
   }
   const double first_launch = *host_s - (kernels - 1) * launch;
-  if (launch <= busy + gap) {
-    *device_s = std::max(before + gap, first_launch) + busy + (kernels - 1) * (busy + gap);
+  if (launch <= busy_each + gap) {
+    *device_s =
+        std::max(before + gap, first_launch) + busy_each + (kernels - 1) * (busy_each + gap);
   } else {
-    *device_s = std::max(before + kernels * (busy + gap), *host_s + busy);
+    *device_s = std::max(before + kernels * (busy_each + gap), *host_s + busy_each);
   }
-  return *device_s - before - busy * kernels;
+  return *device_s - before - busy_each * kernels;
 }
 
 void AddKernels(const Kernel& k, double kernels, const StackProfile& stack, GroupTime* g,
