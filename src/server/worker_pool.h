@@ -8,7 +8,9 @@
 // milliseconds while busier threads hold the cores: an I/O thread that blocked on the lock then
 // stalled every connection, health checks included, for that long (measured at 256 loaded
 // connections on 2 cores: 65 waits over 1 ms in 12 s, the longest 20 ms). It tries the lock
-// instead, and on failure keeps the job or the done list for its next turn.
+// instead, and on failure keeps the job or the done list for its next turn. A worker yields
+// the core after each job, so that the scheduler's choice of a worker over a waiting I/O thread
+// lasts one job rather than a tick (see Work).
 #ifndef CLOUDFIT_SERVER_WORKER_POOL_H_
 #define CLOUDFIT_SERVER_WORKER_POOL_H_
 
