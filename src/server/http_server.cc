@@ -157,6 +157,16 @@ struct HttpServer::Impl {
     std::string_view sent_body = job->head_only ? std::string_view() : std::string_view(body);
     job->broken =
         SendResponseBytes(job->fd, job->head, sent_body, &job->sent) == SendProgress::kBroken;
+    if (!job->broken && job->sent == job->head.size() + sent_body.size()) {
+      // All sent: what is left to write is nothing, and the response's memory is freed here, on
+      // the thread that allocated it. Freed on the I/O thread, a large body goes back to this
+      // worker's malloc arena under that arena's lock, and a free of 64 KB or more consolidates
+      // the arena's small free chunks first (glibc): traced under load, 10% of the I/O thread's
+      // time, and a wait for a preempted worker that holds the lock.
+      std::string().swap(job->response.body);
+      std::string().swap(job->head);
+      job->sent = 0;
+    }
   }
 
   HttpResponse SafeHandle(const HttpRequest& request, const HttpRouteMatch& match) {
