@@ -398,7 +398,8 @@ class FakeApp : public HttpApplication {
  public:
   HttpRouteMatch Match(const HttpRequest& request) override {
     HttpRouteMatch m;
-    m.label = request.path == "/slow" || request.path == "/throw" || request.path == "/big"
+    m.label = request.path == "/slow" || request.path == "/throw" || request.path == "/big" ||
+                      request.path == "/made"
                   ? request.path
                   : "unmatched";
     return m;
@@ -412,6 +413,8 @@ class FakeApp : public HttpApplication {
       r.body = "{\"slow\":true}";
     } else if (request.path == "/big") {
       r.shared_body = BigBody();
+    } else if (request.path == "/made") {
+      r.body = MadeBody();  // the worker's own bytes, more than a socket takes at once
     } else {
       r.status = 404;
       r.body = "{}";
@@ -423,6 +426,12 @@ class FakeApp : public HttpApplication {
   // the test had already waited out the write deadline.
   static std::shared_ptr<const std::string> BigBody() {
     static const auto body = std::make_shared<const std::string>(size_t{64} << 20, 'z');
+    return body;
+  }
+  // 8 MiB that are not all one byte, so a response cut or stitched wrongly shows.
+  static std::string MadeBody() {
+    std::string body(size_t{8} << 20, ' ');
+    for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 23);
     return body;
   }
   void Observe(std::string_view, std::string_view route, int status, double) override {
@@ -545,6 +554,26 @@ TEST_F(HttpServerTest, AClientThatDoesNotReadIsClosedAfterTheWriteDeadline) {
   RawClient::Response r;
   EXPECT_FALSE(c.Read(&r, 5));
   EXPECT_LT(c.pending().size(), size_t{64} << 20);
+}
+
+// A worker sends what the socket takes and frees a response it sent whole; the rest of a large
+// one is the I/O thread's to write, from the bytes the worker made, and the connection goes on.
+TEST_F(HttpServerTest, ALargeAnswerIsFinishedByTheIoThreadAndTheConnectionGoesOn) {
+  Start({});
+  RawClient c(server_->port());
+  c.Send(Get("/made"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker fills the socket
+  RawClient::Response r;
+  ASSERT_TRUE(c.Read(&r, 10));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body == FakeApp::MadeBody()) << "a body of " << r.body.size() << " bytes";
+  for (int i = 0; i < 2; ++i) {  // sent whole by the worker or finished by the I/O thread
+    c.Send(Get("/throw"));
+    ASSERT_TRUE(c.Read(&r));
+    EXPECT_EQ(r.status, 500);
+    EXPECT_EQ(json::parse(r.body)["error"], "internal error: boom");
+  }
+  EXPECT_EQ(c.pending(), "");
 }
 
 TEST_F(HttpServerTest, BodyDeadline) {
