@@ -19,3 +19,9 @@ start_server() {
 }
 cleanup_files=()
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$server/status"; }
+# CPU seconds (user and system, all threads) process $1 has used so far.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# "NAME X s (Y% of the machine's cores)" for X CPU seconds over $3 seconds of wall time.
+cpu_share() { awk -v n="$1" -v s="$2" -v t="$3" -v c="$(nproc)" \
+  'BEGIN { printf "%s %.1f s (%.0f%% of %d cores)", n, s, 100 * s / (t * c), c }'; }
+
