@@ -161,8 +161,8 @@ struct HttpServer::Impl {
       // All sent: what is left to write is nothing, and the response's memory is freed here, on
       // the thread that allocated it. Freed on the I/O thread, a large body goes back to this
       // worker's malloc arena under that arena's lock, and a free of 64 KB or more consolidates
-      // the arena's small free chunks first (glibc): traced under load, 10% of the I/O thread's
-      // time, and a wait for a preempted worker that holds the lock.
+      // the arena's small free chunks first (glibc): profiled under load, 10% of the I/O
+      // thread's time, and the lock contended with the workers.
       std::string().swap(job->response.body);
       std::string().swap(job->head);
       job->sent = 0;
