@@ -40,7 +40,8 @@ if [ "$client" = persistent ]; then
 fi
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install wrk" >&2; exit 77; }
 command -v curl >/dev/null || { echo "curl is not installed: apt-get install curl" >&2; exit 77; }
-if [ "$client" = persistent ] && ! curl --help all | grep -q -- '--rate'; then
+# grep reads the whole help (no -q), so that curl is never cut off by SIGPIPE under pipefail.
+if [ "$client" = persistent ] && ! curl --help all | grep -- '--rate' > /dev/null; then
   echo "this curl has no --rate (7.84 or later has): no persistent prober" >&2
   exit 77
 fi
