@@ -1,10 +1,10 @@
 #include "cloudfit/workload.h"
 
-#include <cmath>
-#include <functional>
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <functional>
 
 #include "cloudfit/catalog.h"
 #include "cloudfit/hf_config.h"
@@ -22,16 +22,26 @@ namespace {
 void ApplyOverrides(const std::map<std::string, double>& overrides, Model* m) {
   for (const auto& [key, v] : overrides) {
     int i = static_cast<int>(v);
-    if (key == "params_b") m->params = m->active_params = v * 1e9;
-    else if (key == "layers") m->layers = i;
-    else if (key == "hidden") m->hidden = i;
-    else if (key == "heads") m->heads = i;
-    else if (key == "kv_heads") m->kv_heads = i;
-    else if (key == "ffn_hidden") m->ffn_hidden = i;
-    else if (key == "vocab") m->vocab = i;
-    else if (key == "experts") m->experts = i;
-    else if (key == "experts_per_token") m->experts_per_token = i;
-    else if (key == "gflops_per_sample") m->gflops_per_sample = v;
+    if (key == "params_b")
+      m->params = m->active_params = v * 1e9;
+    else if (key == "layers")
+      m->layers = i;
+    else if (key == "hidden")
+      m->hidden = i;
+    else if (key == "heads")
+      m->heads = i;
+    else if (key == "kv_heads")
+      m->kv_heads = i;
+    else if (key == "ffn_hidden")
+      m->ffn_hidden = i;
+    else if (key == "vocab")
+      m->vocab = i;
+    else if (key == "experts")
+      m->experts = i;
+    else if (key == "experts_per_token")
+      m->experts_per_token = i;
+    else if (key == "gflops_per_sample")
+      m->gflops_per_sample = v;
   }
   if (m->kv_heads == 0) m->kv_heads = m->heads;
 }
@@ -131,8 +141,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
       // Some models (Gemma) set head_dim apart from hidden/heads; the zoo notes them.
     }
     if (m.heads % std::max(1, m.kv_heads) != 0) {
-      return Status::InvalidArgument(fmt::format(
-          "kv_heads: {} does not divide the {} attention heads", m.kv_heads, m.heads));
+      return Status::InvalidArgument(
+          fmt::format("kv_heads: {} does not divide the {} attention heads", m.kv_heads, m.heads));
     }
     if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts)) {
       return Status::InvalidArgument("experts_per_token: must be between 1 and experts");
@@ -160,16 +170,15 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
   }
   // seq_len and batch default to the model's recipe (workload_defaults.cc), after the checks
   // below that need only what the user gave.
-  if (w->is_llm_like() && m.context > 0 && w->seq_len > m.context &&
-      m.family == "encoder") {
-    return Status::InvalidArgument(fmt::format("seq_len: {} is longer than {}'s {} positions",
-                                               w->seq_len, m.name, m.context));
+  if (w->is_llm_like() && m.context > 0 && w->seq_len > m.context && m.family == "encoder") {
+    return Status::InvalidArgument(
+        fmt::format("seq_len: {} is longer than {}'s {} positions", w->seq_len, m.name, m.context));
   }
   if (w->resolution == 0) w->resolution = m.resolution;
   if (w->micro_batch > 0 && w->global_batch > 0 && w->global_batch % w->micro_batch != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "batch: the global batch {} is not a multiple of micro_batch {}", w->global_batch,
-        w->micro_batch));
+    return Status::InvalidArgument(
+        fmt::format("batch: the global batch {} is not a multiple of micro_batch {}",
+                    w->global_batch, w->micro_batch));
   }
   if (w->kind == WorkloadKind::kRender && w->frames <= 0) {
     return Status::InvalidArgument("frames: an offline render needs a frame count above 0");
@@ -180,7 +189,8 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
         "(seconds_per_frame + reference_gpu)");
   }
   if (w->seconds_per_frame && w->reference_gpu.empty()) {
-    return Status::InvalidArgument("reference_gpu: seconds_per_frame needs the GPU it was measured on");
+    return Status::InvalidArgument(
+        "reference_gpu: seconds_per_frame needs the GPU it was measured on");
   }
   if (w->kind == WorkloadKind::kPreprocess && w->data_gb <= 0) {
     return Status::InvalidArgument("data_gb: preprocessing needs the data size in GB");
@@ -194,42 +204,66 @@ Status FinalizeWorkload(const Catalog& catalog, Workload* w) {
 
 std::string_view WorkloadKindName(WorkloadKind kind) {
   switch (kind) {
-    case WorkloadKind::kTrain: return "train";
-    case WorkloadKind::kLora: return "lora";
-    case WorkloadKind::kQlora: return "qlora";
-    case WorkloadKind::kInference: return "inference";
-    case WorkloadKind::kServing: return "serve";
-    case WorkloadKind::kRender: return "render";
-    case WorkloadKind::kRealtimeRender: return "realtime";
-    case WorkloadKind::kCad: return "cad";
-    case WorkloadKind::kPreprocess: return "preprocess";
-    case WorkloadKind::kClassicMl: return "classic-ml";
+    case WorkloadKind::kTrain:
+      return "train";
+    case WorkloadKind::kLora:
+      return "lora";
+    case WorkloadKind::kQlora:
+      return "qlora";
+    case WorkloadKind::kInference:
+      return "inference";
+    case WorkloadKind::kServing:
+      return "serve";
+    case WorkloadKind::kRender:
+      return "render";
+    case WorkloadKind::kRealtimeRender:
+      return "realtime";
+    case WorkloadKind::kCad:
+      return "cad";
+    case WorkloadKind::kPreprocess:
+      return "preprocess";
+    case WorkloadKind::kClassicMl:
+      return "classic-ml";
   }
   return "";
 }
 
 std::string_view DataTypeName(DataType type) {
   switch (type) {
-    case DataType::kAuto: return "auto";
-    case DataType::kImage: return "image";
-    case DataType::kText: return "text";
-    case DataType::kAudio: return "audio";
-    case DataType::kVideo: return "video";
-    case DataType::kTabular: return "tabular";
-    case DataType::kNone: return "none";
+    case DataType::kAuto:
+      return "auto";
+    case DataType::kImage:
+      return "image";
+    case DataType::kText:
+      return "text";
+    case DataType::kAudio:
+      return "audio";
+    case DataType::kVideo:
+      return "video";
+    case DataType::kTabular:
+      return "tabular";
+    case DataType::kNone:
+      return "none";
   }
   return "";
 }
 
 std::string_view NumericFormatName(NumericFormat format) {
   switch (format) {
-    case NumericFormat::kFp32: return "fp32";
-    case NumericFormat::kTf32: return "tf32";
-    case NumericFormat::kFp16: return "fp16";
-    case NumericFormat::kBf16: return "bf16";
-    case NumericFormat::kFp8: return "fp8";
-    case NumericFormat::kInt8: return "int8";
-    case NumericFormat::kInt4: return "int4";
+    case NumericFormat::kFp32:
+      return "fp32";
+    case NumericFormat::kTf32:
+      return "tf32";
+    case NumericFormat::kFp16:
+      return "fp16";
+    case NumericFormat::kBf16:
+      return "bf16";
+    case NumericFormat::kFp8:
+      return "fp8";
+    case NumericFormat::kInt8:
+      return "int8";
+    case NumericFormat::kInt4:
+      return "int4";
   }
   return "";
 }

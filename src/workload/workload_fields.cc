@@ -1,14 +1,13 @@
 // The workload's fields: each one's name, help and how a text value sets it, checked against
 // what the field allows, in one table.
-#include "cloudfit/workload.h"
+#include <fmt/format.h>
 
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "cloudfit/workload.h"
 #include "util/dtype_names.h"
 #include "util/strings.h"
 #include "util/validate.h"
@@ -80,9 +79,12 @@ Setter AutoInteger(const char* field, int Workload::*member) {
 
 bool ParseBool(const std::string& value, bool* out) {
   std::string v = ToLower(value);
-  if (v == "true" || v == "yes" || v == "on" || v == "1") *out = true;
-  else if (v == "false" || v == "no" || v == "off" || v == "0") *out = false;
-  else return false;
+  if (v == "true" || v == "yes" || v == "on" || v == "1")
+    *out = true;
+  else if (v == "false" || v == "no" || v == "off" || v == "0")
+    *out = false;
+  else
+    return false;
   return true;
 }
 
